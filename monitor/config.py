@@ -1,0 +1,111 @@
+"""Every constant of the engine in one typed, immutable object.
+
+Defaults reproduce the SKG-Eval reference where the reference is right (fusion profiles,
+gates, relevance mix) and are deliberate replacements where it is not (see the field
+docs). Deployments override fields through the CLI's `--config FILE` (JSON) or the worker's
+settings; the config's hash goes into the engine version so that scores computed under
+different constants are never mixed up.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from monitor.contracts import content_id
+
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class FusionProfile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    local: Unit
+    consistency: Unit
+    logic: Unit
+
+
+class MFSSWeights(BaseModel):
+    """Paper defaults (Gai, Lu, Huang 2026)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    accuracy: float = 0.25
+    conciseness: float = 0.10
+    factual_consistency: float = 0.20
+    readability: float = 0.15
+    coherence: float = 0.15
+    rouge: float = 0.15
+
+
+class EngineConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # --- regimes (reference 4.2) ---
+    short_response_words: int = 12
+    qa_prompt_words: int = 10
+
+    # --- fusion profiles and gates (reference 4.12, 4.13) ---
+    profile_short: FusionProfile = FusionProfile(local=0.50, consistency=0.10, logic=0.40)
+    profile_qa: FusionProfile = FusionProfile(local=0.65, consistency=0.05, logic=0.30)
+    profile_general: FusionProfile = FusionProfile(local=0.50, consistency=0.20, logic=0.30)
+    logic_gate_threshold: float = 0.60
+    logic_gate_cap: float = 0.40
+    joint_weakness_local: float = 0.50
+    joint_weakness_consistency: float = 0.45
+    joint_weakness_factor: float = 0.75
+    non_sequitur_local: float = 0.20
+    non_sequitur_consistency: float = 0.45
+    non_sequitur_factor: float = 0.50
+
+    # --- local relevance (reference 4.4) ---
+    relevance_prompt_weight: float = 0.4
+    relevance_reference_weight: float = 0.6
+
+    # --- graph: merging and linking (reference 3.3, 4.7) ---
+    node_merge_similarity: float = 0.80
+    """Cosine above which a new entity label merges into an existing node.
+    Merging also requires word-boundary agreement (see engine.graph)."""
+    semantic_link_similarity: float = 0.50
+    semantic_link_top_k: int = 3
+    """The reference links every older node above 0.50; we keep the 3 best so that the edge
+    count per node stays bounded."""
+
+    # --- historical consistency (reference 4.8, 4.9) ---
+    anchor_fact: float = 1.0
+    anchor_semantic: float = 0.65
+    anchor_none: float = 0.2
+    session_anchor_weight: float = 0.85
+    drift_consistency: float = 0.45
+    """A turn whose new nodes are this poorly anchored and whose text is far from the
+    session anchor is flagged as drift (an abrupt topic change)."""
+
+    # --- contradictions ---
+    certificate_confidence_floor: float = 0.5
+    page_confidence: float = 0.80
+    """Certificates at or above this confidence have severity `page` and go to alerts."""
+    self_correction_confidence_factor: float = 0.6
+
+    # --- session trend (reference 5, deliberately changed) ---
+    trend_decay: float = 0.1
+    """Recency weight of turn i is exp(trend_decay * i), used once: the reference squares it
+    by accident through numpy.polyfit (weights exp(0.2 i)). We apply the weights the paper
+    states, to both the level and the regression, so that level and slope agree."""
+    trend_slope_threshold: float = 0.01
+    trend_min_turns: int = 3
+    """Below this many scored turns the slope is 0 and the trend STABLE."""
+    trend_horizon: int = 60
+    """Weights older than this many turns have decayed by exp(-6); the statistics are
+    rebased every turn so that they never overflow in a conversation of any length."""
+
+    # --- state bounds ---
+    max_nodes: int = 400
+    max_fact_edges: int = 1200
+    max_embedding_cache_nodes: int = 400
+
+    # --- MFSS / ConflictScore ---
+    mfss_weights: MFSSWeights = MFSSWeights()
+    conflict_alert_cs_c: float = 0.5
+
+    def fingerprint(self) -> str:
+        """A short hash of every constant, part of the engine version."""
+        return content_id(self.model_dump(mode="json"))[:8]

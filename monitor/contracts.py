@@ -1,0 +1,266 @@
+"""Message contracts: every record that enters or leaves the monitor.
+
+One module holds them all so that the offline CLI, the Faust worker and the JSON Schemas in
+`schemas/` can never drift apart. Output records carry a literal `type` field so a JSON
+Lines consumer can dispatch on it, and a deterministic `id` so a consumer can deduplicate
+records that at-least-once delivery repeated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+MAX_TEXT_CHARS = 20_000
+MAX_DOCUMENTS = 32
+
+Role = Literal["user", "assistant", "system"]
+Regime = Literal["short", "qa", "general"]
+Trend = Literal["IMPROVING", "STABLE", "DEGRADING"]
+Detector = Literal["negation", "antonym", "numeric", "exclusive", "user_fact", "self_correction"]
+Modality = Literal["asserted", "hypothetical", "reported", "question"]
+Severity = Literal["page", "warn"]
+
+ConversationId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+
+
+def content_id(*parts: object) -> str:
+    """A short, stable id from the content it names, so replays produce the same id."""
+    blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Document(_Strict):
+    """A retrieved piece of evidence the answer was grounded in."""
+
+    id: Annotated[str, StringConstraints(min_length=1, max_length=256)]
+    text: Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
+
+
+class TurnEvent(_Strict):
+    """One turn of one conversation: the input topic's value and the CLI's input line.
+
+    Unknown fields are rejected (not ignored) so that a producer's typo such as
+    `turnIndex` is reported instead of silently scoring a turn without its index; free-form
+    extras belong in `metadata`, which is passed through to the outputs.
+    """
+
+    conversation_id: ConversationId
+    turn_index: Annotated[int, Field(ge=0)]
+    role: Role
+    text: Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
+    timestamp: datetime | None = None
+    reference: Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)] | None = None
+    documents: Annotated[list[Document], Field(max_length=MAX_DOCUMENTS)] | None = None
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _text_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("text must contain at least one non-whitespace character")
+        return value
+
+    @field_validator("timestamp")
+    @classmethod
+    def _timestamp_has_zone(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("timestamp must be RFC 3339 with a time zone offset (e.g. Z)")
+        return value
+
+
+class Claim(_Strict):
+    """A triple as a certificate shows it: what was said, by whom, where."""
+
+    subject: str
+    relation: str
+    object: str
+    negated: bool
+    quantity: float | None = None
+    unit: str | None = None
+    speaker: Role
+    turn_index: int
+    sentence: str
+
+
+class ContradictionCertificate(_Strict):
+    """Auditable proof that a turn contradicts an earlier turn."""
+
+    type: Literal["certificate"] = "certificate"
+    id: str
+    conversation_id: ConversationId
+    turn_index: int
+    conflicts_with: int
+    claim: Claim
+    prior: Claim
+    detector: Detector
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)]
+    severity: Severity
+    explanation: str
+    engine_version: str
+
+
+class GateFlags(_Strict):
+    logic_gate: bool
+    joint_weakness: bool
+    non_sequitur: bool
+
+
+class MFSSScore(_Strict):
+    """Multi-Factor Scoring System factors; factors that need a reference are None without one."""
+
+    accuracy: float | None
+    conciseness: float
+    factual_consistency: float | None
+    readability: float
+    coherence: float
+    rouge: float | None
+    total: float
+    weights: dict[str, float]
+
+
+class ClaimSupport(_Strict):
+    text: str
+    support: list[str]
+    contradict: list[str]
+
+
+class ConflictScore(_Strict):
+    """ConflictScore over the turn's documents: lower is better."""
+
+    cs_c: float
+    cs_r: float
+    claims: list[ClaimSupport]
+
+
+class TurnScore(_Strict):
+    """The score of one assistant turn, with the session trend after it."""
+
+    type: Literal["turn_score"] = "turn_score"
+    id: str
+    conversation_id: ConversationId
+    turn_index: int
+    regime: Regime
+    local_relevance: float
+    consistency: float
+    logic: float
+    quality: float
+    gates: GateFlags
+    drift: bool
+    certificates: list[str]
+    mfss: MFSSScore | None = None
+    conflict: ConflictScore | None = None
+    level: float
+    slope: float
+    trend: Trend
+    previous_turn_index: int | None
+    gap: bool
+    timestamp: datetime | None = None
+    metadata: dict[str, Any] | None = None
+    engine_version: str
+    latency_ms: float | None = None
+
+
+class SessionSummary(_Strict):
+    """One per conversation: the state of its quality after the last turn seen."""
+
+    type: Literal["session"] = "session"
+    id: str
+    conversation_id: ConversationId
+    turns: int
+    assistant_turns: int
+    last_turn_index: int
+    mean_local_relevance: float | None
+    mean_consistency: float | None
+    mean_logic: float | None
+    mean_quality: float | None
+    level: float | None
+    slope: float
+    trend: Trend
+    certificates: int
+    gaps: int
+    duplicates: int
+    engine_version: str
+
+
+class InvalidInput(_Strict):
+    """A line of CLI input that could not be read as a TurnEvent."""
+
+    type: Literal["invalid"] = "invalid"
+    line: int
+    reason: str
+    raw: str
+
+
+class DeadLetter(_Strict):
+    """A Kafka message that could not be processed, with everything needed to replay it."""
+
+    type: Literal["dead_letter"] = "dead_letter"
+    id: str
+    reason: str
+    source_topic: str
+    partition: int
+    offset: int
+    key_b64: str | None
+    value_b64: str
+
+
+class TrendAlert(_Strict):
+    """A conversation crossed into DEGRADING."""
+
+    type: Literal["trend_alert"] = "trend_alert"
+    id: str
+    conversation_id: ConversationId
+    turn_index: int
+    previous_trend: Trend
+    trend: Trend
+    level: float
+    slope: float
+    severity: Severity
+    explanation: str
+
+
+class ConflictAlert(_Strict):
+    """An answer that takes one side of a conflict in its own documents."""
+
+    type: Literal["conflict_alert"] = "conflict_alert"
+    id: str
+    conversation_id: ConversationId
+    turn_index: int
+    cs_c: float
+    cs_r: float
+    severity: Severity
+    explanation: str
+
+
+OutputRecord = TurnScore | ContradictionCertificate | SessionSummary | TrendAlert | ConflictAlert
+
+#: Every model whose JSON Schema is published in `schemas/`.
+SCHEMA_MODELS: dict[str, type[BaseModel]] = {
+    "turn_event": TurnEvent,
+    "turn_score": TurnScore,
+    "certificate": ContradictionCertificate,
+    "session": SessionSummary,
+    "invalid": InvalidInput,
+    "dead_letter": DeadLetter,
+    "trend_alert": TrendAlert,
+    "conflict_alert": ConflictAlert,
+}
+
+
+def dump_record(record: BaseModel) -> str:
+    """One canonical JSON line: the same record always gives the same bytes."""
+    return json.dumps(
+        record.model_dump(mode="json", exclude_none=False),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
