@@ -1,0 +1,17 @@
+"""SKG-Eval core: pure, deterministic, no I/O (no Kafka, no Prometheus)."""
+
+from __future__ import annotations
+
+from monitor.config import EngineConfig
+from monitor.engine.pipeline import Engine, TurnOutcome
+from monitor.engine.state import ConversationState
+
+__all__ = ["ConversationState", "Engine", "EngineConfig", "TurnOutcome", "build_engine"]
+
+
+def build_engine(config: EngineConfig | None = None) -> Engine:
+    """The default engine: packaged MiniLM embeddings and the spaCy rule extractor."""
+    from monitor.engine.embedder import default_embedder
+    from monitor.engine.extract import default_extractor
+
+    return Engine(config or EngineConfig(), default_embedder(), default_extractor())

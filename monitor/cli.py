@@ -1,0 +1,231 @@
+"""`skg-monitor`: the offline scorer, schemas, benchmarks, and the streaming commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from monitor.config import EngineConfig
+from monitor.contracts import (
+    SCHEMA_MODELS,
+    ContradictionCertificate,
+    InvalidInput,
+    SessionSummary,
+    TurnEvent,
+    TurnScore,
+    dump_record,
+)
+from monitor.inputs import InputError, parse_event_text
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Real-time dialogue quality monitor (SKG-Eval, MFSS, ConflictScore).")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints and writes JSON.")
+app.add_typer(bench_app, name="bench")
+
+PROGRESS_MIN_LINES = 300
+BATCH = 64
+err = Console(stderr=True)
+
+
+def load_config(path: Path | None) -> EngineConfig:
+    if path is None:
+        return EngineConfig()
+    return EngineConfig.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def read_lines(source: str) -> list[str]:
+    if source == "-":
+        return sys.stdin.read().splitlines()
+    path = Path(source)
+    if not path.exists():
+        raise typer.BadParameter(f"input file not found: {source}")
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def parse_lines(lines: list[str]) -> Iterator[tuple[int, TurnEvent | InvalidInput]]:
+    """(line number, event or invalid record) for every non-blank line."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, parse_event_text(line)
+        except InputError as exc:
+            yield number, InvalidInput(line=number, reason=str(exc), raw=line[:1000])
+
+
+ScoreRecord = TurnScore | ContradictionCertificate | SessionSummary | InvalidInput
+
+
+def score_events(
+    items: list[tuple[int, TurnEvent | InvalidInput]],
+    config: EngineConfig,
+    progress: bool = False,
+) -> list[ScoreRecord]:
+    """Score parsed input in order; the same function the tests compare the worker with."""
+    from monitor.engine import ConversationState, build_engine
+
+    engine = build_engine(config)
+    states: dict[str, ConversationState] = {}
+    out: list[ScoreRecord] = []
+    with Progress(console=err, disable=not progress, transient=True) as bar:
+        task = bar.add_task("scoring", total=len(items))
+        for start in range(0, len(items), BATCH):
+            chunk = items[start : start + BATCH]
+            events = [e for _, e in chunk if isinstance(e, TurnEvent)]
+            outcomes = iter(engine.process_batch(events, states))
+            for _, item in chunk:
+                if isinstance(item, InvalidInput):
+                    out.append(item)
+                else:
+                    out.extend(next(outcomes).records())
+            bar.advance(task, len(chunk))
+    out.extend(engine.summary(state) for state in states.values())
+    return out
+
+
+def _table(records: list[ScoreRecord], console: Console) -> None:
+    sessions = Table(title="Conversations")
+    for col in ("conversation", "assistant turns", "mean quality", "level", "slope", "trend",
+                "certificates"):
+        sessions.add_column(col)
+    for r in records:
+        if isinstance(r, SessionSummary):
+            sessions.add_row(
+                r.conversation_id, str(r.assistant_turns),
+                f"{r.mean_quality:.3f}" if r.mean_quality is not None else "-",
+                f"{r.level:.3f}" if r.level is not None else "-", f"{r.slope:+.4f}", r.trend,
+                str(r.certificates),
+            )
+    console.print(sessions)
+    certs = [r for r in records if isinstance(r, ContradictionCertificate)]
+    if certs:
+        table = Table(title="Contradiction certificates")
+        for col in ("conversation", "turn", "vs", "detector", "conf", "explanation"):
+            table.add_column(col)
+        for c in certs:
+            table.add_row(c.conversation_id, str(c.turn_index), str(c.conflicts_with),
+                          c.detector, f"{c.confidence:.2f}", c.explanation)
+        console.print(table)
+    invalid = [r for r in records if isinstance(r, InvalidInput)]
+    for r in invalid:
+        console.print(f"[red]line {r.line}: {r.reason}[/red]")
+
+
+@app.command()
+def score(
+    input: Annotated[str, typer.Argument(help="JSON Lines of TurnEvent, or - for stdin")],
+    output: Annotated[Path | None, typer.Option(help="write here instead of stdout")] = None,
+    format: Annotated[str, typer.Option(help="jsonl or table")] = "jsonl",
+    config: Annotated[Path | None, typer.Option(help="EngineConfig JSON")] = None,
+) -> None:
+    """Score conversations offline: one turn_score per assistant turn, certificates,
+    one session record per conversation, and an invalid record per bad line (exit 1)."""
+    if format not in {"jsonl", "table"}:
+        raise typer.BadParameter("--format must be jsonl or table")
+    lines = read_lines(input)
+    items = list(parse_lines(lines))
+    records = score_events(items, load_config(config), progress=len(lines) > PROGRESS_MIN_LINES)
+    invalid = [r for r in records if isinstance(r, InvalidInput)]
+    sink: IO[str]
+    with (output.open("w", encoding="utf-8") if output else _stdout()) as sink:
+        if format == "jsonl":
+            for record in records:
+                sink.write(dump_record(record) + "\n")
+        else:
+            _table(records, Console(file=sink, width=160))
+    for r in invalid:
+        err.print(f"line {r.line}: {r.reason}", markup=False, highlight=False)
+    if invalid:
+        raise typer.Exit(code=1)
+
+
+class _stdout:
+    def __enter__(self) -> IO[str]:
+        return sys.stdout
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout.flush()
+
+
+@app.command()
+def schemas(out: Annotated[Path, typer.Option(help="directory")] = Path("schemas")) -> None:
+    """Write the JSON Schema of every message to OUT/<name>.schema.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, model in SCHEMA_MODELS.items():
+        text = json.dumps(model.model_json_schema(mode="serialization"), indent=2,
+                          sort_keys=True)
+        (out / f"{name}.schema.json").write_text(text + "\n", encoding="utf-8")
+    typer.echo(f"wrote {len(SCHEMA_MODELS)} schemas to {out}")
+
+
+def write_result(name: str, result: dict[str, Any], path: Path | None) -> None:
+    """Benchmarks print their numbers and write them as JSON (default benchmarks/results/)."""
+    target = path or Path("benchmarks/results") / f"{name}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    typer.echo(json.dumps(result, indent=2, sort_keys=True))
+    typer.echo(f"written to {target}")
+
+
+@bench_app.command("engine")
+def bench_engine(
+    conversations: int = 200,
+    turns: int = 40,
+    output: Path | None = None,
+) -> None:
+    """Throughput, latency at turn 10 vs 200, and state size at 100 and 1,000 turns."""
+    from monitor.bench.engine import run_engine_bench
+
+    write_result("engine", run_engine_bench(conversations, turns), output)
+
+
+@bench_app.command("probe")
+def bench_probe(
+    turns: Path = Path("benchmarks/probe/turns.jsonl"),
+    labels: Path = Path("benchmarks/probe/labels.jsonl"),
+    output: Path | None = None,
+) -> None:
+    """Precision, recall and F1 per category on the labelled probe suite."""
+    from monitor.bench.probe import run_probe_bench
+
+    write_result("probe", run_probe_bench(turns, labels), output)
+
+
+@bench_app.command("pairs")
+def bench_pairs(
+    file: Annotated[Path, typer.Argument(help="ProSeCCo_final.jsonl")],
+    limit: int = 0,
+    output: Path | None = None,
+) -> None:
+    """ProSeCCo self-contradiction pairs: precision, recall, F1, MCC."""
+    from monitor.bench.pairs import run_pairs_bench
+
+    write_result("pairs", run_pairs_bench(file, limit), output)
+
+
+def _load_optional_commands() -> None:
+    """Streaming and quality commands live in their own modules."""
+    import importlib
+
+    for module in ("monitor.stream.commands", "monitor.quality.commands"):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        mod.register(app, bench_app)
+
+
+_load_optional_commands()
+
+if __name__ == "__main__":
+    app()

