@@ -733,6 +733,10 @@ def parse_quantities(text: str) -> list[Quantity]:
     """
     out: list[Quantity] = []
     spans = _Spans(len(text))
+    low = text.lower()
+    # cheap substring prefilters: skip whole regex passes that cannot match (speed)
+    has_rel = any(w in low for w in (" past ", " to ", " after ", " before "))
+    has_frac = "half" in low or "quarter" in low
 
     def emit(start: int, end: int, value: float, unit: str, dim: str,
              ambiguous: bool = False) -> None:
@@ -781,7 +785,7 @@ def parse_quantities(text: str) -> list[Quantity]:
         if adj is None or mi > 59:
             continue
         emit(m.start(), m.end(), adj[0] * 60 + mi, "clock", "clock", adj[1])
-    for m in _CLOCK_PAST_RE.finditer(text):
+    for m in _CLOCK_PAST_RE.finditer(text) if has_rel else ():
         s = m.start("mm")
         if not spans.free(s, m.end()):
             continue
@@ -824,20 +828,20 @@ def parse_quantities(text: str) -> list[Quantity]:
         if adj is None:
             continue
         emit(s, m.end(), adj[0] * 60, "clock", "clock", adj[1])
-    for m in _CLOCK_NAMED_RE.finditer(text):
+    for m in _CLOCK_NAMED_RE.finditer(text) if "mid" in low or "noon" in low else ():
         if spans.free(m.start(), m.end()):
             minutes = 0 if m.group("w").lower() == "midnight" else 720
             emit(m.start(), m.end(), minutes, "clock", "clock")
 
     # -- duration idioms
-    for m in _HALF_AN_RE.finditer(text):
+    for m in _HALF_AN_RE.finditer(text) if has_frac else ():
         if not spans.free(m.start(), m.end()):
             continue
         f = m.group("f").lower()
         frac = 0.5 if f == "half" else (0.75 if f.startswith("three") else 0.25)
         v, u = _to_canonical(frac, _UNITS[m.group("tu").lower()])
         emit(m.start(), m.end(), v, u, "time")
-    for m in _AN_AND_HALF_RE.finditer(text):
+    for m in _AN_AND_HALF_RE.finditer(text) if has_frac else ():
         if not spans.free(m.start(), m.end()):
             continue
         v, u = _to_canonical(1.5, _UNITS[m.group("tu").lower()])
