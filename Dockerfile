@@ -19,6 +19,8 @@ ENV PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
+# Faust / RocksDB table state (StreamSettings.data_dir); writable by the runtime user.
+ENV SKG_DATA_DIR=/app/data
 
 RUN pip install --index-url "${TORCH_INDEX_URL}" "torch==${TORCH_VERSION}"
 
@@ -26,8 +28,8 @@ COPY . /app
 RUN pip install . \
     && python -c "import torch; assert torch.__version__.split('+')[0] == '${TORCH_VERSION}', torch.__version__" \
     && useradd --create-home --uid 10001 skg \
-    && mkdir -p /app/var \
-    && chown -R skg /app/var
+    && mkdir -p /app/data \
+    && chown -R skg /app/data
 
 USER skg
 

@@ -351,6 +351,10 @@ def test_compose_commands(compose: dict[str, Any]) -> None:
     ]
     # the replay file is read inside the container from /app (the image WORKDIR)
     _check_repo_path("examples/conversations.jsonl", "replay input")
+    # topics and the worker's changelog must have the same partition count
+    init_env = services["kafka-init"]["environment"]
+    assert "$$SKG_PARTITIONS" in "\n".join(argv("kafka-init"))
+    assert services["monitor"]["environment"]["SKG_PARTITIONS"] == init_env["SKG_PARTITIONS"]
     init_script = "\n".join(argv("kafka-init"))
     for topic in TOPICS:
         assert topic in init_script, f"kafka-init does not create {topic}"
