@@ -105,6 +105,9 @@ class EngineConfig(BaseModel):
     # --- MFSS / ConflictScore ---
     mfss_weights: MFSSWeights = MFSSWeights()
     conflict_alert_cs_c: float = 0.5
+    conflict_support_similarity: float = 0.75
+    """Best cosine between a claim and a document's sentences from which the document
+    SUPPORTs the claim (when no detector finds a contradiction between them)."""
 
     def fingerprint(self) -> str:
         """A short hash of every constant, part of the engine version."""

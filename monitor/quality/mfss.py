@@ -1,0 +1,282 @@
+"""Multi-Factor Scoring System (Gai, Lu, Huang 2026): six per-response factors and a total.
+
+Pure functions: plain values in, plain values out, no I/O. The paper names the factors and
+their default weights (accuracy 0.25, conciseness 0.10, factual consistency 0.20,
+readability 0.15, coherence 0.15, ROUGE 0.15) but not every formula; where it does not, the
+formula chosen here is written in the factor's docstring. Every factor lies in [0, 1],
+higher is better.
+
+Factors that need a reference answer (accuracy, factual consistency, ROUGE) are `None`
+without one -- absent, not zero -- and the total is the weighted mean of the factors that
+are present, with their weights renormalised to sum to 1. `MFSSScore.weights` records the
+weights actually used, so a reader can tell which factors entered the total.
+
+Sentences come from the extractor's sentence split, so the text is never split twice and
+the factors agree with the rest of the engine on what a sentence is.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from monitor.config import MFSSWeights
+from monitor.contracts import MFSSScore
+from monitor.engine.embedder import Embedder
+
+OPTIMAL_SENTENCE_WORDS = 17.5
+"""The paper's optimal mean sentence length (words)."""
+LENGTH_TOLERANCE = 2.0
+"""Answers up to this many times the reference length are not penalised for length."""
+ROUGE_WEIGHTS: dict[str, float] = {"rouge1": 0.3, "rouge2": 0.3, "rougeL": 0.4}
+"""ROUGE-L gets the largest share because it rewards the reference's word *order* (longest
+common subsequence) without demanding contiguous bigrams; ROUGE-1 (content recall) and
+ROUGE-2 (local phrasing) share the rest equally, so no single n-gram order dominates."""
+NEGATORS = frozenset(
+    {"not", "no", "never", "nothing", "none", "nobody", "noone", "nor", "neither",
+     "nowhere", "cannot"}
+)
+"""Kept as content words in factual consistency although they are stopwords: a negation
+flips a fact ("you will not digest the seeds"), so it is part of what must match."""
+
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)*")
+FACTORS = ("accuracy", "conciseness", "factual_consistency", "readability", "coherence",
+           "rouge")
+REFERENCE_FACTORS = frozenset({"accuracy", "factual_consistency", "rouge"})
+
+Vector = npt.NDArray[np.float32]
+
+
+def _r(value: float) -> float:
+    return round(float(value), 6)
+
+
+def words(text: str) -> list[str]:
+    """Lowercased word tokens (letters/digits, inner apostrophes kept: "don't")."""
+    return _WORD.findall(text.lower())
+
+
+@lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(w.replace("’", "'") for w in STOP_WORDS) - NEGATORS
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    from nltk.stem import porter  # a dependency of rouge-score, the stemmer it uses
+
+    return porter.PorterStemmer("ORIGINAL_ALGORITHM")
+
+
+@lru_cache(maxsize=1)
+def _rouge() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(list(ROUGE_WEIGHTS), use_stemmer=True)
+
+
+def content_words(text: str) -> set[str]:
+    """Stemmed content words: tokens minus spaCy's English stopwords (negators kept).
+
+    A token ending in "n't" counts as "not". Words longer than 3 letters are Porter-stemmed
+    (as rouge-score does), so "seeds" matches "seed".
+    """
+    stop = _stopwords()
+    stem = _stemmer()
+    out: set[str] = set()
+    for w in words(text):
+        w = w.replace("’", "'")
+        if w.endswith("n't"):
+            w = "not"
+        if w in stop:
+            continue
+        out.add(stem.stem(w) if len(w) > 3 else w)
+    return out
+
+
+# --- the six factors ------------------------------------------------------------------
+def accuracy(answer_vec: Vector, reference_vec: Vector) -> float:
+    """accuracy = clip(cos(e(answer), e(reference)), 0, 1) for L2-normalised embeddings e."""
+    return float(np.clip(np.dot(answer_vec, reference_vec), 0.0, 1.0))
+
+
+def redundancy(answer: str, sentences: Sequence[str]) -> float:
+    """r = max(r_3, r_s), the larger of two repetition rates in [0, 1]:
+
+    * r_3 = 1 - unique / total word trigrams of the answer (0 below 3 words);
+    * r_s = 1 - unique / total sentences (sentences compared lowercased, by their words).
+    """
+    toks = words(answer)
+    trigrams = [tuple(toks[i : i + 3]) for i in range(len(toks) - 2)]
+    r3 = 1.0 - len(set(trigrams)) / len(trigrams) if trigrams else 0.0
+    sents = [" ".join(words(s)) for s in sentences]
+    sents = [s for s in sents if s]
+    rs = 1.0 - len(set(sents)) / len(sents) if sents else 0.0
+    return max(r3, rs)
+
+
+def length_penalty(answer: str, reference: str) -> float:
+    """p = exp(-(L - 2)) if L > 2 else 1, with L = words(answer) / words(reference).
+
+    An answer up to twice the reference length is not penalised; beyond that the factor
+    decays exponentially (2.5x the reference -> 0.61, 3x -> 0.37, 4x -> 0.14).
+    """
+    ref_len = len(words(reference))
+    if ref_len == 0:
+        return 1.0
+    ratio = len(words(answer)) / ref_len
+    return math.exp(-(ratio - LENGTH_TOLERANCE)) if ratio > LENGTH_TOLERANCE else 1.0
+
+
+def conciseness(answer: str, reference: str | None, sentences: Sequence[str]) -> float:
+    """conciseness = (1 - r)^2 * p: the quadratic redundancy penalty times the exponential
+    length penalty (see `redundancy` and `length_penalty`). Without a reference there is no
+    length to compare with and only (1 - r)^2 applies.
+    """
+    base = (1.0 - redundancy(answer, sentences)) ** 2
+    if reference is None:
+        return base
+    return base * length_penalty(answer, reference)
+
+
+def factual_consistency(answer: str, reference: str) -> float:
+    """|A ∩ R| / |R| over the stemmed content-word sets A (answer) and R (reference).
+
+    The share of the reference's key terms the answer contains (recall, as in the paper's set
+    overlap with the ground truth). A reference with no content words (all stopwords) falls
+    back to its plain word set; an empty reference gives 1.0 (nothing to be consistent with).
+    """
+    ref = content_words(reference)
+    ans = content_words(answer)
+    if not ref:
+        ref, ans = set(words(reference)), set(words(answer))
+    if not ref:
+        return 1.0
+    return len(ans & ref) / len(ref)
+
+
+def sentence_length_score(sentences: Sequence[str]) -> float:
+    """s_len = max(0, 1 - |m - 17.5| / 17.5), m = mean words per sentence.
+
+    1 at the paper's optimum of 17.5 words, falling linearly to 0 at 0 and at 35 words.
+    """
+    counts = [len(words(s)) for s in sentences]
+    counts = [c for c in counts if c > 0]
+    if not counts:
+        return 0.0
+    mean = sum(counts) / len(counts)
+    return max(0.0, 1.0 - abs(mean - OPTIMAL_SENTENCE_WORDS) / OPTIMAL_SENTENCE_WORDS)
+
+
+def lexical_diversity(text: str) -> float:
+    """Type/token ratio: unique words / words (0 for a text without words)."""
+    toks = words(text)
+    return len(set(toks)) / len(toks) if toks else 0.0
+
+
+def readability(answer: str, sentences: Sequence[str]) -> float:
+    """readability = 0.5 * s_len + 0.5 * TTR (see `sentence_length_score`,
+    `lexical_diversity`): the paper's two components, equally weighted."""
+    return 0.5 * sentence_length_score(sentences) + 0.5 * lexical_diversity(answer)
+
+
+def coherence(sentence_vecs: Vector) -> float:
+    """Mean of clip(cos(s_i, s_i+1), 0, 1) over adjacent sentence embeddings; a single
+    sentence (or none) is trivially coherent: 1.0."""
+    if len(sentence_vecs) < 2:
+        return 1.0
+    sims = np.sum(sentence_vecs[:-1] * sentence_vecs[1:], axis=1)
+    return float(np.mean(np.clip(sims, 0.0, 1.0)))
+
+
+def rouge(answer: str, reference: str) -> float:
+    """0.3 * ROUGE-1 F1 + 0.3 * ROUGE-2 F1 + 0.4 * ROUGE-L F1 (rouge-score, Porter stemming;
+    see ROUGE_WEIGHTS for why)."""
+    scores = _rouge().score(reference, answer)
+    return sum(w * scores[name].fmeasure for name, w in ROUGE_WEIGHTS.items())
+
+
+# --- total ------------------------------------------------------------------------------
+def combine(
+    factors: dict[str, float | None], weights: MFSSWeights
+) -> tuple[float, dict[str, float]]:
+    """Weighted mean of the present factors; returns (total, renormalised weights used)."""
+    configured = weights.model_dump()
+    present = {name: configured[name] for name in FACTORS if factors.get(name) is not None}
+    mass = sum(present.values())
+    if mass <= 0:
+        return 0.0, {name: 0.0 for name in present}
+    used = {name: w / mass for name, w in present.items()}
+    total = 0.0
+    for name, w in used.items():
+        value = factors[name]
+        assert value is not None
+        total += w * value
+    return total, used
+
+
+def mfss_from_parts(
+    answer: str,
+    reference: str | None,
+    sentences: Sequence[str],
+    answer_vec: Vector,
+    reference_vec: Vector | None,
+    sentence_vecs: Vector,
+    weights: MFSSWeights,
+) -> MFSSScore:
+    """The score from precomputed embeddings (lets a benchmark embed everything in one batch)."""
+    sentences = list(sentences) or [answer]
+    if reference_vec is None:
+        reference = None
+    factors: dict[str, float | None] = {name: None for name in FACTORS}
+    factors["conciseness"] = conciseness(answer, reference, sentences)
+    factors["readability"] = readability(answer, sentences)
+    factors["coherence"] = coherence(sentence_vecs)
+    if reference is not None and reference_vec is not None:
+        factors["accuracy"] = accuracy(answer_vec, reference_vec)
+        factors["factual_consistency"] = factual_consistency(answer, reference)
+        factors["rouge"] = rouge(answer, reference)
+    total, used = combine(factors, weights)
+    out = {name: None if v is None else _r(v) for name, v in factors.items()}
+    return MFSSScore(
+        accuracy=out["accuracy"],
+        conciseness=out["conciseness"] or 0.0,
+        factual_consistency=out["factual_consistency"],
+        readability=out["readability"] or 0.0,
+        coherence=out["coherence"] or 0.0,
+        rouge=out["rouge"],
+        total=_r(total),
+        weights={name: _r(w) for name, w in used.items()},
+    )
+
+
+def score_mfss(
+    answer: str,
+    reference: str | None,
+    sentences: Sequence[str],
+    embedder: Embedder,
+    weights: MFSSWeights,
+) -> MFSSScore:
+    """All six factors and the weighted total for one answer.
+
+    `sentences` is the extractor's split of `answer` (the whole answer when empty). A blank
+    reference counts as no reference.
+    """
+    if reference is not None and not reference.strip():
+        reference = None
+    sentences = list(sentences) or [answer]
+    texts = [answer, *sentences] + ([reference] if reference is not None else [])
+    vecs = embedder.embed(texts)
+    answer_vec = vecs[0]
+    sentence_vecs = vecs[1 : 1 + len(sentences)]
+    reference_vec = vecs[-1] if reference is not None else None
+    return mfss_from_parts(answer, reference, sentences, answer_vec, reference_vec,
+                           sentence_vecs, weights)
