@@ -35,6 +35,8 @@ from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Triple, Utter
 from monitor.engine.graph import Fact
 from monitor.engine.signals import clip01, fuse, graph_anchoring, local_relevance, regime_of
 from monitor.engine.state import ConversationState
+from monitor.quality import conflict as quality_conflict
+from monitor.quality import mfss as quality_mfss
 
 Alert = TrendAlert | ConflictAlert | ContradictionCertificate
 _OLD_VALUE_MARK = re.compile(r"(instead of|rather than|not|from|no longer)\s*$", re.I)
@@ -395,6 +397,13 @@ class Engine:
         state.last_trend = trend
         state.prompt = []
 
+        mfss = quality_mfss.score_mfss(event.text, event.reference, sentences, self.embedder,
+                                       cfg.mfss_weights)
+        conflict = quality_conflict.score_conflict(
+            quality_conflict.claims_from_extraction(extraction, state.focus), event.documents,
+            self.extractor, self.embedder, support_similarity=cfg.conflict_support_similarity,
+            turn_index=turn,
+        ) if event.documents else None
         score = TurnScore(
             id=content_id("turn_score", event.conversation_id, turn, self.version),
             conversation_id=event.conversation_id,
@@ -408,6 +417,8 @@ class Engine:
                             non_sequitur=fused.non_sequitur),
             drift=drift,
             certificates=[c.id for c in certificates],
+            mfss=mfss,
+            conflict=conflict,
             level=_r(level),
             slope=_r(slope),
             trend=trend,
@@ -418,6 +429,11 @@ class Engine:
             engine_version=self.version,
         )
         alerts: list[Alert] = [c for c in certificates if c.severity == "page"]
+        conflict_alert = quality_conflict.conflict_alert(
+            event.conversation_id, turn, conflict, cfg.conflict_alert_cs_c, self.version
+        ) if conflict is not None else None
+        if conflict_alert is not None:
+            alerts.append(conflict_alert)
         if trend == "DEGRADING" and previous_trend != "DEGRADING":
             alerts.append(TrendAlert(
                 id=content_id("trend_alert", event.conversation_id, turn, self.version),
