@@ -54,8 +54,18 @@ def comparable(a: Fact, b: Fact) -> bool:
     )
 
 
+def _core_words(label: str) -> set[str]:
+    return set(label.split(" of ")[0].split())
+
+
 def _same_object(a: Fact, b: Fact) -> bool:
-    return a.object == b.object
+    """Same object, or one names it more specifically ("monthly fee of 3 pound")."""
+    if a.object == b.object:
+        return True
+    if not a.object or not b.object:
+        return False
+    wa, wb = _core_words(a.object), _core_words(b.object)
+    return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
 
 
 def check_negation(new: Fact, old: Fact) -> str | None:
@@ -64,10 +74,20 @@ def check_negation(new: Fact, old: Fact) -> str | None:
     return None
 
 
+def _same_frame(new: Fact, old: Fact) -> bool:
+    """Two properties are about the same thing: same complement, or one is bare.
+
+    "The batter is thick" and "the batter is thin, like single cream" frame the same
+    property even though only one carries a complement.
+    """
+    if new.prep == old.prep and _same_object(new, old):
+        return True
+    return (not new.object) != (not old.object)
+
+
 def check_antonym(new: Fact, old: Fact) -> str | None:
     if (
-        new.prep == old.prep
-        and _same_object(new, old)
+        _same_frame(new, old)
         and new.negated == old.negated
         and new.predicate != old.predicate
         and lexicon.are_antonyms(new.predicate, old.predicate)
@@ -104,9 +124,16 @@ def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
     return None
 
 
+_PLACE_PREPS = frozenset({"in", "at"})
+
+
 def _is_single_valued(fact: Fact) -> bool:
-    if lexicon.is_functional(fact.relation):
+    relation = fact.relation
+    if lexicon.is_functional(relation) or lexicon.is_functional(f"be {relation}"):
         return True
+    if relation in {f"be {p}" for p in _PLACE_PREPS}:
+        # "the hotel is in Faro": single-valued only between named places
+        return fact.object_type == "entity"
     if fact.relation == "be":
         head = fact.subject.split(" of ")[0].split()[-1] if fact.subject else ""
         return lexicon.is_functional_attribute(head)
@@ -123,12 +150,12 @@ def check_exclusive(new: Fact, old: Fact) -> str | None:
         return None
     if not new.object or not old.object or _objects_overlap(new.object, old.object):
         return None
-    if not _is_single_valued(new):
+    if not _is_single_valued(new) or new.object_type != old.object_type:
         return None
-    if quantities.parse_quantities(new.object_text) and quantities.parse_quantities(
+    if quantities.parse_quantities(new.object_text) or quantities.parse_quantities(
         old.object_text
     ):
-        return None  # numbers are the numeric detector's to judge
+        return None  # numbers are the numeric detector's to judge; a year is not a place
     return "exclusive"
 
 

@@ -245,7 +245,11 @@ class RuleExtractor:
             elif child.dep_ in {"advcl", "ccomp", "xcomp", "relcl"} and child.pos_ in {
                 "VERB", "AUX"
             }:
-                self._clause(child, None, own_modality, sentence, utt, out, importance * 0.7)
+                # a hedge on the main clause ("that would be Sydney") does not make its
+                # reason ("because Sydney is the capital") hypothetical; reported speech
+                # and conditionals are decided by the sub-clause's own markers
+                inherited: Modality = "reported" if own_modality == "reported" else modality
+                self._clause(child, None, inherited, sentence, utt, out, importance * 0.7)
 
     def _subject(self, head: Any, utt: Utterance, out: Extraction) -> tuple[str, str] | None:
         for child in head.children:
@@ -302,6 +306,18 @@ class RuleExtractor:
         if particle:
             predicate = f"{predicate} {particle}"
 
+        def add_attributes(obj_token: Any) -> None:
+            """ "The hotel has an indoor pool" also says the pool is indoor."""
+            noun = obj_token.lemma_.lower() if obj_token.pos_ == "NOUN" else ""
+            for mod in obj_token.children:
+                if noun and mod.dep_ == "amod" and mod.pos_ == "ADJ" and mod.i < obj_token.i:
+                    out.triples.append(Triple(
+                        subject=noun, relation=mod.lemma_.lower(), object="", negated=False,
+                        modality=modality, speaker=utt.speaker, turn_index=utt.turn_index,
+                        sentence=sentence, subject_type="concept", time_scope=scope,
+                        importance=importance * 0.5, predicate=mod.lemma_.lower(), prep="",
+                    ))
+
         def add(pred: str, prep: str, obj_token: Any | None, neg: bool) -> None:
             if obj_token is None:
                 obj, obj_text, obj_type = "", "", "concept"
@@ -330,6 +346,13 @@ class RuleExtractor:
         emitted = False
         for comp in complements:
             for item in _with_conjuncts(comp):
+                measure = next((c for c in item.children if c.dep_ == "npadvmod"
+                                and any(g.pos_ == "NUM" for g in c.subtree)), None)
+                if measure is not None and item.lemma_.lower() == "old":
+                    number = next(g for g in measure.subtree if g.pos_ == "NUM")
+                    add("be", "", number, negated)  # an age: "35 years old" is "35"
+                    emitted = True
+                    continue
                 if item.pos_ == "ADJ" or item.dep_ == "acomp":
                     adj = item.lemma_.lower() if item.tag_ not in {"JJR", "JJS"} else item.lower_
                     adj_neg = negated or _is_negated(item)
@@ -340,9 +363,10 @@ class RuleExtractor:
                     else:
                         add(adj, "", None, adj_neg)
                 else:
-                    add("be", "", item, negated)
+                    copula = predicate if passive else "be"
+                    add(copula, "", item, negated)
                     for prep, pobj in _preps(head):
-                        add("be", prep, pobj, negated)
+                        add(copula, prep, pobj, negated)
                 emitted = True
         if emitted:
             return
@@ -350,6 +374,8 @@ class RuleExtractor:
         for obj in objects:
             for item in _with_conjuncts(obj):
                 add(predicate, "", item, negated)
+                if not negated:
+                    add_attributes(item)
         for prep, pobj in _preps(head):
             add(predicate, prep, pobj, negated)
         if not objects and not _preps(head) and predicate != "be":

@@ -45,6 +45,7 @@ class Fact:
     importance: float
     superseded_at: int | None = None
     quarantined: bool = False
+    object_type: str = "concept"
 
     @classmethod
     def from_triple(cls, triple: Triple, subject: str, obj: str) -> Fact:
@@ -54,6 +55,7 @@ class Fact:
             modality=triple.modality, speaker=triple.speaker, turn=triple.turn_index,
             sentence=triple.sentence[:240], predicate=triple.predicate, prep=triple.prep,
             time_scope=triple.time_scope, importance=triple.importance,
+            object_type=triple.object_type,
         )
 
 
