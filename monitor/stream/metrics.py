@@ -1,0 +1,161 @@
+"""Prometheus metrics of the worker (names are shared with grafana/ and prometheus/).
+
+Base units, `_total` counters, bounded labels only (never a conversation id). Gauges that
+describe conversations cover the conversations *this* worker owns and saw within the idle
+window, so `sum()` over workers gives the fleet: e.g. fleet level = sum(level_sum) /
+sum(active), DEGRADING share = sum(degrading) / sum(active).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import get_args
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from monitor.contracts import (
+    ConflictAlert,
+    ContradictionCertificate,
+    Detector,
+    Regime,
+    Severity,
+    TrendAlert,
+    TurnScore,
+)
+
+DEAD_LETTER_REASONS = ("invalid_json", "schema", "oversized", "not_utf8", "missing_key",
+                       "key_mismatch")
+SIGNALS = ("local_relevance", "consistency", "logic")
+MFSS_FACTORS = ("accuracy", "conciseness", "factual_consistency", "readability",
+                "coherence", "rouge")
+ALERT_KINDS = ("contradiction", "trend", "conflict")
+UNIT_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+SLOPE_BUCKETS = (-0.1, -0.05, -0.02, -0.01, -0.005, 0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
+SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                   10.0)
+
+
+class Metrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        kw = {"registry": registry} if registry is not None else {}
+        self.turns = Counter("skg_turns", "Turns processed", ["role", "regime"], **kw)
+        self.quality = Histogram("skg_turn_quality", "Fused quality of assistant turns",
+                                 buckets=UNIT_BUCKETS, **kw)
+        self.signal = Histogram("skg_turn_signal", "Per-turn SKG signals", ["signal"],
+                                buckets=UNIT_BUCKETS, **kw)
+        self.certificates = Counter("skg_certificates", "Contradiction certificates",
+                                    ["detector", "severity"], **kw)
+        self.processing = Histogram("skg_turn_processing_seconds",
+                                    "Engine time per turn", buckets=SECONDS_BUCKETS, **kw)
+        self.lag = Histogram("skg_produce_to_score_lag_seconds",
+                             "Kafka record timestamp to outputs produced",
+                             buckets=SECONDS_BUCKETS, **kw)
+        self.duplicates = Counter("skg_duplicates_skipped",
+                                  "Turns not newer than the last processed one", **kw)
+        self.gaps = Counter("skg_turn_gaps", "Turns after a gap in turn_index", **kw)
+        self.dead_letters = Counter("skg_dead_letters", "Messages sent to the dead-letter "
+                                    "topic", ["reason"], **kw)
+        self.alerts = Counter("skg_alerts", "Alerts produced", ["kind"], **kw)
+        self.active = Gauge("skg_active_conversations",
+                            "Conversations owned by this worker seen within the idle window",
+                            **kw)
+        self.degrading = Gauge("skg_degrading_conversations",
+                               "Active conversations whose trend is DEGRADING", **kw)
+        self.level_sum = Gauge("skg_active_conversations_level_sum",
+                               "Sum of recency-weighted quality levels of active "
+                               "conversations", **kw)
+        self.slope_sum = Gauge("skg_active_conversations_slope_sum",
+                               "Sum of quality slopes of active conversations", **kw)
+        self.slope = Histogram("skg_conversation_slope",
+                               "Conversation quality slope after each scored turn",
+                               buckets=SLOPE_BUCKETS, **kw)
+        self.mfss_total = Histogram("skg_mfss_total", "MFSS total per assistant turn",
+                                    buckets=UNIT_BUCKETS, **kw)
+        self.mfss_factor = Histogram("skg_mfss_factor", "MFSS factors", ["factor"],
+                                     buckets=UNIT_BUCKETS, **kw)
+        self.conflict_cs_c = Histogram("skg_conflict_cs_c", "ConflictScore CS-C",
+                                       buckets=UNIT_BUCKETS, **kw)
+        self.info = Gauge("skg_worker_info", "Worker version", ["version"], **kw)
+        self._preinit()
+
+    def _preinit(self) -> None:
+        """Known label combinations start at 0 so rate() has data from the first scrape."""
+        for reason in DEAD_LETTER_REASONS:
+            self.dead_letters.labels(reason=reason)
+        for kind in ALERT_KINDS:
+            self.alerts.labels(kind=kind)
+        for detector in get_args(Detector):
+            for severity in get_args(Severity):
+                self.certificates.labels(detector=detector, severity=severity)
+        for regime in get_args(Regime):
+            self.turns.labels(role="assistant", regime=regime)
+        for role in ("user", "system"):
+            self.turns.labels(role=role, regime="none")
+        for name in SIGNALS:
+            self.signal.labels(signal=name)
+        for name in MFSS_FACTORS:
+            self.mfss_factor.labels(factor=name)
+
+    def observe_score(self, score: TurnScore, seconds: float) -> None:
+        self.turns.labels(role="assistant", regime=score.regime).inc()
+        self.quality.observe(score.quality)
+        self.signal.labels(signal="local_relevance").observe(score.local_relevance)
+        self.signal.labels(signal="consistency").observe(score.consistency)
+        self.signal.labels(signal="logic").observe(score.logic)
+        self.slope.observe(score.slope)
+        self.processing.observe(seconds)
+        if score.mfss is not None:
+            self.mfss_total.observe(score.mfss.total)
+            for name in MFSS_FACTORS:
+                value = getattr(score.mfss, name)
+                if value is not None:
+                    self.mfss_factor.labels(factor=name).observe(value)
+        if score.conflict is not None:
+            self.conflict_cs_c.observe(score.conflict.cs_c)
+
+    def observe_alert(self, alert: object) -> None:
+        if isinstance(alert, ContradictionCertificate):
+            self.alerts.labels(kind="contradiction").inc()
+        elif isinstance(alert, TrendAlert):
+            self.alerts.labels(kind="trend").inc()
+        elif isinstance(alert, ConflictAlert):
+            self.alerts.labels(kind="conflict").inc()
+
+
+@dataclass
+class _Seen:
+    partition: int
+    last_seen: float
+    level: float | None
+    slope: float
+    degrading: bool
+
+
+class ActiveConversations:
+    """Conversations this worker owns, seen within the idle window -> the gauges."""
+
+    def __init__(self, metrics: Metrics, idle_window_s: float) -> None:
+        self.metrics = metrics
+        self.idle_window_s = idle_window_s
+        self._seen: dict[str, _Seen] = {}
+
+    def touch(self, conversation_id: str, partition: int, level: float | None, slope: float,
+              degrading: bool, now: float | None = None) -> None:
+        self._seen[conversation_id] = _Seen(partition, now or time.monotonic(), level, slope,
+                                            degrading)
+
+    def refresh(self, owned_partitions: set[int] | None = None,
+                now: float | None = None) -> None:
+        now = now or time.monotonic()
+        cutoff = now - self.idle_window_s
+        self._seen = {
+            cid: s for cid, s in self._seen.items()
+            if s.last_seen >= cutoff
+            and (owned_partitions is None or s.partition in owned_partitions)
+        }
+        values = list(self._seen.values())
+        self.metrics.active.set(len(values))
+        self.metrics.degrading.set(sum(1 for s in values if s.degrading))
+        self.metrics.level_sum.set(sum(s.level for s in values if s.level is not None))
+        self.metrics.slope_sum.set(sum(s.slope for s in values))

@@ -1,0 +1,103 @@
+"""One typed settings object for the streaming worker (environment prefix `SKG_`).
+
+Every knob of the worker, the replay and the benchmarks comes from here; CLI flags override
+fields with `settings.model_copy(update=...)`. The tansu test-broker workarounds live in
+`faust_profile_kwargs()` below and nowhere else, and are off unless `local_broker_profile`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from monitor.inputs import MAX_MESSAGE_BYTES
+
+
+class StreamSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SKG_", extra="ignore")
+
+    broker: str = "kafka://localhost:9092"
+    app_id: str = "skg-monitor"
+    topic_turns: str = "skg.turns"
+    topic_scores: str = "skg.scores"
+    topic_certificates: str = "skg.certificates"
+    topic_alerts: str = "skg.alerts"
+    topic_dead_letter: str = "skg.dead-letter"
+    partitions: int = Field(4, ge=1)
+    replication_factor: int = Field(1, ge=1)
+    store: str = "rocksdb://"
+    data_dir: Path = Path("data")
+    web_bind: str = "0.0.0.0"
+    web_host: str | None = None  # advertised host for routing; None: the node's hostname
+    web_port: int = 6066
+    batch_size: int = Field(64, ge=1)
+    batch_within_s: float = Field(0.05, gt=0)
+    idle_window_s: float = Field(900.0, gt=0)
+    max_message_bytes: int = Field(MAX_MESSAGE_BYTES, ge=1)
+    local_broker_profile: bool = False
+
+    @property
+    def table_name(self) -> str:
+        return "states"
+
+    @property
+    def changelog_topic(self) -> str:
+        return f"{self.app_id}-{self.table_name}-changelog"
+
+    @property
+    def bootstrap(self) -> str:
+        """host:port list for aiokafka clients, from a faust URL such as kafka://h:p."""
+        return ",".join(part.split("://", 1)[-1] for part in self.broker.split(";"))
+
+    def all_topics(self) -> list[str]:
+        return [self.topic_turns, self.topic_scores, self.topic_certificates,
+                self.topic_alerts, self.topic_dead_letter, self.changelog_topic]
+
+
+#: consumer fetch wait under the local profile: tansu does not wake waiting fetches, so a
+#: long wait is pure latency.
+LOCAL_FETCH_MAX_WAIT_MS = 20
+
+
+def faust_profile_kwargs(settings: StreamSettings) -> dict[str, Any]:
+    """Faust app settings of the selected broker profile: the ONE place for broker quirks.
+
+    Real Kafka (default): Faust's own defaults, at-least-once.
+    Local tansu broker (`local_broker_profile`):
+      * short session timeout and heartbeat, else the first group join takes ~30 s;
+      * one record per produce batch: tansu reports a wrong log-end offset for
+        multi-record batches, which breaks table (changelog) recovery;
+      * at_least_once, as tansu has no transactions / idempotent producer;
+      * a short consumer fetch_max_wait_ms: Faust hard-codes 1500 ms in
+        `AIOKafkaConsumerThread._create_worker_consumer`; `monitor.stream.app` swaps in a
+        transport whose consumer thread overrides it (see `LocalBrokerTransport`).
+    Topics are always created explicitly (`monitor.stream.admin.ensure_topics`).
+    """
+    kwargs: dict[str, Any] = {"processing_guarantee": "at_least_once"}
+    if settings.local_broker_profile:
+        kwargs.update(
+            broker_session_timeout=6.0,
+            broker_heartbeat_interval=0.5,
+            broker_rebalance_timeout=20.0,
+            producer_max_batch_size=1,
+            producer_linger=0.0,
+            topic_allow_declare=True,
+        )
+    return kwargs
+
+
+def producer_profile_kwargs(settings: StreamSettings) -> dict[str, Any]:
+    """aiokafka producer kwargs (replay, bench) for the selected broker profile."""
+    if settings.local_broker_profile:
+        return {"max_batch_size": 1, "linger_ms": 0}
+    return {"linger_ms": 5}
+
+
+def consumer_profile_kwargs(settings: StreamSettings) -> dict[str, Any]:
+    """aiokafka consumer kwargs (consume, bench) for the selected broker profile."""
+    if settings.local_broker_profile:
+        return {"fetch_max_wait_ms": LOCAL_FETCH_MAX_WAIT_MS}
+    return {}
