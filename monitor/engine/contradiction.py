@@ -99,7 +99,18 @@ def check_antonym(new: Fact, old: Fact) -> str | None:
 def _relation_key(fact: Fact, quantity: quantities.Quantity) -> str:
     if quantity.dimension.startswith("currency") and fact.relation in _CURRENCY_RELATIONS:
         return "cost"
-    return fact.relation
+    return relation_key(fact.relation)
+
+
+_WHEN_RELATIONS = frozenset(
+    f"{verb} {prep}" for verb in ("be", "scheduled", "booked", "planned", "set", "moved")
+    for prep in ("at", "on", "for")
+)
+
+
+def relation_key(relation: str) -> str:
+    """Relations that all say when something happens ("is on", "is scheduled for")."""
+    return "when" if relation in _WHEN_RELATIONS else relation
 
 
 def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
@@ -131,6 +142,12 @@ def _is_single_valued(fact: Fact) -> bool:
     relation = fact.relation
     if lexicon.is_functional(relation) or lexicon.is_functional(f"be {relation}"):
         return True
+    if relation_key(relation) == "when":
+        return True
+    if relation == "be" and fact.object_type == "entity" and fact.subject.split()[0] in {
+        "user", "assistant"
+    }:
+        return True  # "my GP is Dr. Alvarez": a named value of someone's own thing
     if relation in {f"be {p}" for p in _PLACE_PREPS}:
         # "the hotel is in Faro": single-valued only between named places
         return fact.object_type == "entity"
@@ -146,11 +163,13 @@ def _objects_overlap(a: str, b: str) -> bool:
 
 
 def check_exclusive(new: Fact, old: Fact) -> str | None:
-    if new.negated or old.negated or new.relation != old.relation:
+    if new.negated or old.negated or relation_key(new.relation) != relation_key(old.relation):
         return None
     if not new.object or not old.object or _objects_overlap(new.object, old.object):
         return None
-    if not _is_single_valued(new) or new.object_type != old.object_type:
+    if not _is_single_valued(new) or (new.object_type == "number") != (
+        old.object_type == "number"
+    ):
         return None
     if quantities.parse_quantities(new.object_text) or quantities.parse_quantities(
         old.object_text

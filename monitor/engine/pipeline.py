@@ -40,6 +40,7 @@ from monitor.quality import mfss as quality_mfss
 
 Alert = TrendAlert | ConflictAlert | ContradictionCertificate
 _OLD_VALUE_MARK = re.compile(r"(instead of|rather than|not|from|no longer)\s*$", re.I)
+_ANAPHORIC_OBJECTS = frozenset({"it", "them", "this", "that"})
 _REVISION_VERBS = frozenset(
     {"change", "move", "switch", "update", "push", "set", "make", "shift", "reschedule",
      "bump", "increase", "reduce", "lower", "raise"}
@@ -208,6 +209,8 @@ class Engine:
                 subject = state.focus
             triple = _invert_attribute(triple, subject)
             subject = triple.subject if triple.subject != ANAPHOR else subject
+            if triple.object in _ANAPHORIC_OBJECTS and state.focus:
+                triple = replace(triple, object=state.focus)
             obj = node(triple.object) if triple.object else ""
             facts.append(Fact.from_triple(triple, node(subject), obj))
         return facts
@@ -269,8 +272,10 @@ class Engine:
                     continue
                 for key, old in graph.facts_about(subject):
                     if old.superseded_at is None and old.turn < turn and not old.negated:
+                        value = _matching_value(old, new_values)
+                        if value is None:
+                            continue
                         graph.replace_fact(key, replace(old, superseded_at=turn))
-                        value = new_values[0]
                         revised.append(replace(
                             old, object=value.object, object_text=value.object_text,
                             turn=turn, speaker="user", sentence=value.sentence,
@@ -311,6 +316,12 @@ class Engine:
             if not stale:
                 latest = max(m[0] for m in matches)
                 matches = [m for m in matches if m[0] == latest]
+            state.add_revision({
+                "dimension": new.dimension, "unit": new.unit, "new": new.value,
+                "surface": new.surface, "turn": turn, "sentence": sentence,
+                "old": sorted({m[3].value for m in matches}
+                              | {s.value for s in stale if s.dimension == new.dimension}),
+            })
             for _, key, old, _q in matches:
                 graph.replace_fact(key, replace(old, superseded_at=turn))
                 revised.append(replace(
@@ -477,6 +488,8 @@ class Engine:
                 best = found.get(key)
                 if best is None or finding.confidence > best[1].confidence:
                     found[key] = (i, finding)
+            for finding in _reverted_values(state, fact):
+                found.setdefault((fact.sentence, finding.prior.turn), (i, finding))
         return sorted(found.values(), key=lambda kv: (kv[1].prior.turn, kv[0]))
 
     def _certificate(
@@ -554,3 +567,38 @@ def _value_matches(stale: quantities.Quantity, candidate: quantities.Quantity) -
     return abs(stale.value - candidate.value) < 1e-9 or stale.surface.strip() in (
         candidate.surface
     )
+
+
+def _matching_value(old: Fact, values: list[Fact]) -> Fact | None:
+    """The new value that replaces `old`: a number for a number, a name for a name."""
+    old_has_number = bool(quantities.parse_quantities(old.object_text))
+    for value in values:
+        if bool(quantities.parse_quantities(value.object_text)) == old_has_number:
+            return value
+    return None
+
+
+def _reverted_values(state: ConversationState, fact: Fact) -> list[contradiction.Finding]:
+    """An assistant claim that states a value the user explicitly replaced."""
+    if fact.modality != "asserted" or fact.negated or not fact.object_text:
+        return []
+    found = []
+    for q in quantities.parse_quantities(fact.object_text):
+        for rev in state.revisions:
+            if rev["turn"] >= fact.turn or rev["dimension"] != q.dimension or (
+                rev["unit"] != q.unit
+            ):
+                continue
+            same = [quantities.same_value(q, replace(q, value=v)) for v in rev["old"]]
+            if any(same) and not quantities.same_value(q, replace(q, value=rev["new"])):
+                prior = Fact(
+                    subject=fact.subject, relation="revise to", object=rev["surface"].lower(),
+                    object_text=rev["surface"], negated=False, modality="asserted",
+                    speaker="user", turn=rev["turn"], sentence=rev["sentence"],
+                    predicate="revise", prep="to", time_scope=None, importance=1.0,
+                )
+                found.append(contradiction.Finding(
+                    "numeric", 0.9, fact, prior,
+                    f"{q.surface} was replaced by {rev['surface']}",
+                ))
+    return found

@@ -25,6 +25,7 @@ STATE_VERSION = 1
 MAX_PROMPT_CHARS = 4_000
 RECENT_SCORES = 10
 RECENT_CERTIFICATES = 10
+MAX_REVISIONS = 20
 
 
 def _vec_out(vec: npt.NDArray[np.float32] | None) -> str | None:
@@ -61,6 +62,12 @@ class ConversationState:
     last_trend: Trend = "STABLE"
     recent_scores: list[dict[str, Any]] = field(default_factory=list)
     recent_certificates: list[dict[str, Any]] = field(default_factory=list)
+    revisions: list[dict[str, Any]] = field(default_factory=list)
+    """Values the user replaced ({dimension, unit, new, surface, old, turn, sentence}),
+    newest last: going back to an old value is certified against the revision turn."""
+
+    def add_revision(self, record: dict[str, Any]) -> None:
+        self.revisions = [*self.revisions, record][-MAX_REVISIONS:]
 
     def prompt_text(self) -> str:
         return " ".join(self.prompt)
@@ -98,6 +105,7 @@ class ConversationState:
             "last_trend": self.last_trend,
             "recent_scores": self.recent_scores,
             "recent_certificates": self.recent_certificates,
+            "revisions": self.revisions,
         }
 
     @classmethod
@@ -123,6 +131,7 @@ class ConversationState:
             last_trend=data["last_trend"],
             recent_scores=list(data["recent_scores"]),
             recent_certificates=list(data["recent_certificates"]),
+            revisions=list(data["revisions"]),
         )
 
     def to_bytes(self) -> bytes:
