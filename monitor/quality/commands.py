@@ -1,0 +1,22 @@
+"""CLI commands of the quality package (registered by monitor.cli when present)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+    @bench_app.command("truthfulqa")
+    def bench_truthfulqa(
+        file: Annotated[Path, typer.Argument(help="TruthfulQA.csv")],
+        limit: int = 0,
+        output: Path | None = None,
+    ) -> None:
+        """MFSS ROC AUC (correct vs incorrect answers) and ConflictScore label shares."""
+        from monitor.cli import write_result
+        from monitor.quality.truthfulqa import run_truthfulqa_bench
+
+        write_result("truthfulqa", run_truthfulqa_bench(file, limit), output)

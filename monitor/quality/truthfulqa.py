@@ -1,0 +1,196 @@
+"""TruthfulQA as a validation set for the MFSS factors and the ConflictScore labeller.
+
+For each of the 817 questions, every correct and every incorrect answer is scored as an
+assistant turn answering the question, with the question's Best Answer as the reference.
+MFSS does not read the prompt (none of the six factors depends on it), so scoring the
+factors directly is the same as running the answers through the engine; the embedder and
+extractor are the real ones. Reported:
+
+* ROC AUC of separating correct (1) from incorrect (0) answers, for the total and for each
+  factor; also with answers identical to the Best Answer left out, because the Best Answer
+  is itself listed among the correct answers of most questions and trivially scores 1;
+* per-category means of the total (correct vs incorrect) and the per-category AUC;
+* the ConflictScore labeller run with the Best Answer as the claim and each correct /
+  incorrect answer as a document: the share of each kind labelled SUPPORT / CONTRADICT.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from monitor.config import MFSSWeights
+from monitor.contracts import MFSSScore
+from monitor.engine.embedder import Embedder
+from monitor.engine.extract import Extraction, Extractor, Utterance
+from monitor.quality import conflict, mfss
+
+
+@dataclass(frozen=True)
+class Question:
+    category: str
+    question: str
+    best: str
+    correct: tuple[str, ...]
+    incorrect: tuple[str, ...]
+
+
+def _split(cell: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(a.strip() for a in cell.split(";") if a.strip()))
+
+
+def load_truthfulqa(path: Path) -> list[Question]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [
+            Question(row["Category"], row["Question"], row["Best Answer"].strip(),
+                     _split(row["Correct Answers"]), _split(row["Incorrect Answers"]))
+            for row in csv.DictReader(handle)
+        ]
+
+
+def _auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
+    from sklearn.metrics import roc_auc_score
+
+    if len(set(labels)) < 2:
+        return None
+    return round(float(roc_auc_score(labels, scores)), 4)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(float(np.mean(values)), 4) if values else None
+
+
+def run_truthfulqa_bench(
+    path: Path,
+    limit: int = 0,
+    embedder: Embedder | None = None,
+    extractor: Extractor | None = None,
+    weights: MFSSWeights | None = None,
+    support_similarity: float = conflict.DEFAULT_SUPPORT_SIMILARITY,
+) -> dict[str, Any]:
+    if embedder is None:
+        from monitor.engine.embedder import default_embedder
+
+        embedder = default_embedder()
+    if extractor is None:
+        from monitor.engine.extract import default_extractor
+
+        extractor = default_extractor()
+    weights = weights or MFSSWeights()
+    started = time.perf_counter()
+    questions = load_truthfulqa(path)
+    if limit:
+        questions = questions[:limit]
+
+    # one parse and one embedding call for every text the benchmark touches
+    texts = list(dict.fromkeys(
+        t for q in questions for t in (q.best, *q.correct, *q.incorrect)
+    ))
+    extractions: dict[str, Extraction] = dict(zip(
+        texts, extractor.extract([Utterance(t, "assistant", 1) for t in texts]), strict=True
+    ))
+    sentences = {t: extractions[t].sentences or [t] for t in texts}
+    all_texts = list(dict.fromkeys([*texts, *(s for t in texts for s in sentences[t])]))
+    vecs = dict(zip(all_texts, embedder.embed(all_texts), strict=True))
+    parsed = time.perf_counter()
+
+    rows: list[tuple[Question, str, int, MFSSScore]] = []
+    conflict_counts = {kind: {"SUPPORT": 0, "CONTRADICT": 0, "IRRELEVANT": 0}
+                       for kind in ("correct", "incorrect")}
+    for q in questions:
+        for label, answers in ((1, q.correct), (0, q.incorrect)):
+            for answer in answers:
+                sents = sentences[answer]
+                score = mfss.mfss_from_parts(
+                    answer, q.best, sents, vecs[answer], vecs[q.best],
+                    np.stack([vecs[s] for s in sents]), weights,
+                )
+                rows.append((q, answer, label, score))
+        claim = conflict.AtomicClaim(q.best,
+                                     tuple(conflict.facts_from_triples(
+                                         extractions[q.best].triples, extractions[q.best].focus)))
+        for kind, answers in (("correct", q.correct), ("incorrect", q.incorrect)):
+            if not answers:
+                continue
+            evidence = [
+                conflict.Evidence(f"{kind}-{i}", tuple(sentences[a]),
+                                  tuple(conflict.facts_from_triples(extractions[a].triples,
+                                                                    extractions[a].focus)))
+                for i, a in enumerate(answers)
+            ]
+            for doc_label in conflict.label_all([claim], evidence, embedder,
+                                                support_similarity)[0]:
+                conflict_counts[kind][doc_label] += 1
+
+    factors = ("total", *mfss.FACTORS)
+
+    def value(score: MFSSScore, factor: str) -> float:
+        v = getattr(score, factor)
+        return float(v) if v is not None else 0.0
+
+    def aucs(selected: list[tuple[Question, str, int, MFSSScore]]) -> dict[str, float | None]:
+        labels = [r[2] for r in selected]
+        return {f: _auc(labels, [value(r[3], f) for r in selected]) for f in factors}
+
+    not_best = [r for r in rows if r[1] != r[0].best]
+    # diagnostics (not defaults): the paper's weights renormalised over the three reference
+    # factors only, and the mean of per-question AUCs (each question against its own
+    # reference, instead of pooling answers to different questions)
+    ref_weights = {f: getattr(weights, f) for f in mfss.REFERENCE_FACTORS}
+    ref_mass = sum(ref_weights.values()) or 1.0
+
+    def reference_total(score: MFSSScore) -> float:
+        return sum(w * value(score, f) for f, w in ref_weights.items()) / ref_mass
+
+    per_question: list[float] = []
+    for q in questions:
+        sel = [r for r in rows if r[0] is q]
+        auc = _auc([r[2] for r in sel], [r[3].total for r in sel])
+        if auc is not None:
+            per_question.append(auc)
+    categories: dict[str, dict[str, Any]] = {}
+    for category in sorted({q.category for q in questions}):
+        sel = [r for r in rows if r[0].category == category]
+        categories[category] = {
+            "questions": sum(1 for q in questions if q.category == category),
+            "mean_total_correct": _mean([r[3].total for r in sel if r[2] == 1]),
+            "mean_total_incorrect": _mean([r[3].total for r in sel if r[2] == 0]),
+            "auc_total": _auc([r[2] for r in sel], [r[3].total for r in sel]),
+        }
+    means = {
+        kind: {f: _mean([value(r[3], f) for r in rows if r[2] == label]) for f in factors}
+        for kind, label in (("correct", 1), ("incorrect", 0))
+    }
+    shares = {
+        kind: {lab: round(n / max(1, sum(counts.values())), 4) for lab, n in counts.items()}
+        | {"documents": sum(counts.values())}
+        for kind, counts in conflict_counts.items()
+    }
+    return {
+        "questions": len(questions),
+        "answers": {"correct": sum(r[2] for r in rows),
+                    "incorrect": sum(1 for r in rows if r[2] == 0)},
+        "weights": weights.model_dump(),
+        "auc": aucs(rows),
+        "auc_excluding_best_answer": aucs(not_best),
+        "diagnostics": {
+            "auc_reference_factors_only": _auc([r[2] for r in rows],
+                                               [reference_total(r[3]) for r in rows]),
+            "auc_reference_factors_only_excluding_best_answer": _auc(
+                [r[2] for r in not_best], [reference_total(r[3]) for r in not_best]),
+            "mean_per_question_auc_total": _mean(per_question),
+            "questions_with_both_kinds": len(per_question),
+        },
+        "means": means,
+        "categories": categories,
+        "conflict_labels": shares,
+        "support_similarity": support_similarity,
+        "seconds": {"parse_and_embed": round(parsed - started, 1),
+                    "total": round(time.perf_counter() - started, 1)},
+    }
