@@ -140,8 +140,9 @@ class Monitor:
 
         @app.agent(self.turns, name="score-turns")
         async def score_turns(stream: faust.StreamT) -> None:
-            async for events in stream.take_events(settings.batch_size,
-                                                   within=settings.batch_within_s):
+            take_events = stream.take_events  # type: ignore[attr-defined]  # not in StreamT
+            async for events in take_events(settings.batch_size,
+                                            within=settings.batch_within_s):
                 await self.handle_batch(list(events))
 
         @app.timer(2.0)

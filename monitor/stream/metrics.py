@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import get_args
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 from monitor.contracts import (
     ConflictAlert,
@@ -38,45 +38,45 @@ SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 
 class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        kw = {"registry": registry} if registry is not None else {}
-        self.turns = Counter("skg_turns", "Turns processed", ["role", "regime"], **kw)
+        reg = registry if registry is not None else REGISTRY
+        self.turns = Counter("skg_turns", "Turns processed", ["role", "regime"], registry=reg)
         self.quality = Histogram("skg_turn_quality", "Fused quality of assistant turns",
-                                 buckets=UNIT_BUCKETS, **kw)
+                                 buckets=UNIT_BUCKETS, registry=reg)
         self.signal = Histogram("skg_turn_signal", "Per-turn SKG signals", ["signal"],
-                                buckets=UNIT_BUCKETS, **kw)
+                                buckets=UNIT_BUCKETS, registry=reg)
         self.certificates = Counter("skg_certificates", "Contradiction certificates",
-                                    ["detector", "severity"], **kw)
+                                    ["detector", "severity"], registry=reg)
         self.processing = Histogram("skg_turn_processing_seconds",
-                                    "Engine time per turn", buckets=SECONDS_BUCKETS, **kw)
+                                    "Engine time per turn", buckets=SECONDS_BUCKETS, registry=reg)
         self.lag = Histogram("skg_produce_to_score_lag_seconds",
                              "Kafka record timestamp to outputs produced",
-                             buckets=SECONDS_BUCKETS, **kw)
+                             buckets=SECONDS_BUCKETS, registry=reg)
         self.duplicates = Counter("skg_duplicates_skipped",
-                                  "Turns not newer than the last processed one", **kw)
-        self.gaps = Counter("skg_turn_gaps", "Turns after a gap in turn_index", **kw)
+                                  "Turns not newer than the last processed one", registry=reg)
+        self.gaps = Counter("skg_turn_gaps", "Turns after a gap in turn_index", registry=reg)
         self.dead_letters = Counter("skg_dead_letters", "Messages sent to the dead-letter "
-                                    "topic", ["reason"], **kw)
-        self.alerts = Counter("skg_alerts", "Alerts produced", ["kind"], **kw)
+                                    "topic", ["reason"], registry=reg)
+        self.alerts = Counter("skg_alerts", "Alerts produced", ["kind"], registry=reg)
         self.active = Gauge("skg_active_conversations",
                             "Conversations owned by this worker seen within the idle window",
-                            **kw)
+                            registry=reg)
         self.degrading = Gauge("skg_degrading_conversations",
-                               "Active conversations whose trend is DEGRADING", **kw)
+                               "Active conversations whose trend is DEGRADING", registry=reg)
         self.level_sum = Gauge("skg_active_conversations_level_sum",
                                "Sum of recency-weighted quality levels of active "
-                               "conversations", **kw)
+                               "conversations", registry=reg)
         self.slope_sum = Gauge("skg_active_conversations_slope_sum",
-                               "Sum of quality slopes of active conversations", **kw)
+                               "Sum of quality slopes of active conversations", registry=reg)
         self.slope = Histogram("skg_conversation_slope",
                                "Conversation quality slope after each scored turn",
-                               buckets=SLOPE_BUCKETS, **kw)
+                               buckets=SLOPE_BUCKETS, registry=reg)
         self.mfss_total = Histogram("skg_mfss_total", "MFSS total per assistant turn",
-                                    buckets=UNIT_BUCKETS, **kw)
+                                    buckets=UNIT_BUCKETS, registry=reg)
         self.mfss_factor = Histogram("skg_mfss_factor", "MFSS factors", ["factor"],
-                                     buckets=UNIT_BUCKETS, **kw)
+                                     buckets=UNIT_BUCKETS, registry=reg)
         self.conflict_cs_c = Histogram("skg_conflict_cs_c", "ConflictScore CS-C",
-                                       buckets=UNIT_BUCKETS, **kw)
-        self.info = Gauge("skg_worker_info", "Worker version", ["version"], **kw)
+                                       buckets=UNIT_BUCKETS, registry=reg)
+        self.info = Gauge("skg_worker_info", "Worker version", ["version"], registry=reg)
         self._preinit()
 
     def _preinit(self) -> None:

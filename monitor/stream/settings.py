@@ -26,17 +26,17 @@ class StreamSettings(BaseSettings):
     topic_certificates: str = "skg.certificates"
     topic_alerts: str = "skg.alerts"
     topic_dead_letter: str = "skg.dead-letter"
-    partitions: int = Field(4, ge=1)
-    replication_factor: int = Field(1, ge=1)
+    partitions: int = Field(default=4, ge=1)
+    replication_factor: int = Field(default=1, ge=1)
     store: str = "rocksdb://"
     data_dir: Path = Path("data")
     web_bind: str = "0.0.0.0"
     web_host: str | None = None  # advertised host for routing; None: the node's hostname
     web_port: int = 6066
-    batch_size: int = Field(64, ge=1)
-    batch_within_s: float = Field(0.05, gt=0)
-    idle_window_s: float = Field(900.0, gt=0)
-    max_message_bytes: int = Field(MAX_MESSAGE_BYTES, ge=1)
+    batch_size: int = Field(default=64, ge=1)
+    batch_within_s: float = Field(default=0.05, gt=0)
+    idle_window_s: float = Field(default=900.0, gt=0)
+    max_message_bytes: int = Field(default=MAX_MESSAGE_BYTES, ge=1)
     local_broker_profile: bool = False
 
     @property

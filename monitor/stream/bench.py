@@ -1,0 +1,191 @@
+"""`skg-monitor bench stream`: end-to-end throughput and produce->score latency.
+
+One local broker; in the same run:
+* ceiling: a forward-only Faust agent (`monitor.stream.ceiling`) moves the same number of
+  messages; its messages/s is the most any Faust agent could do here;
+* monitor, max rate: the whole replay is produced at once; throughput = assistant turns
+  scored / (last score - first produce); latency = score record timestamp - turn record
+  timestamp (both Kafka CreateTime, same clock);
+* monitor, half rate: a shorter replay (new conversations) paced at half the measured
+  maximum turn rate; its p99 is the latency target's number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from monitor.bench.engine import generate_workload
+from monitor.contracts import TurnEvent
+from monitor.stream.admin import ensure_topics
+from monitor.stream.broker import free_port, start_broker
+from monitor.stream.ceiling import CEILING_IN, CEILING_OUT
+from monitor.stream.clients import consume, replay
+from monitor.stream.settings import StreamSettings
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _spawn(cmd: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+            return b'"partitions":[0' in r.read().replace(b" ", b"")
+    except OSError:
+        return False
+
+
+async def _collect(settings: StreamSettings, topic: str, expected: int, timeout: float,
+                   ) -> dict[bytes, int]:
+    """key+value-derived id -> record timestamp, until `expected` records or timeout."""
+    seen: dict[bytes, int] = {}
+    deadline = time.monotonic() + timeout
+    while len(seen) < expected and time.monotonic() < deadline:
+        got: dict[bytes, int] = {}
+
+        def on_record(key: bytes | None, value: bytes | None, ts: int,
+                      got: dict[bytes, int] = got) -> None:
+            if value is not None:
+                got.setdefault(value[:4096], ts)
+
+        await consume(settings, topic, until_idle=1.0, on_record=on_record)
+        seen = got
+        if len(seen) < expected:
+            await asyncio.sleep(1.0)
+    return seen
+
+
+def _turn_key(raw: bytes) -> tuple[str, int]:
+    import json
+
+    d = json.loads(raw)
+    return d["conversation_id"], d["turn_index"]
+
+
+async def _latencies(settings: StreamSettings, events: list[TurnEvent], timeout: float,
+                     ) -> tuple[list[float], float]:
+    """(produce->score latencies in s, seconds from first produce to last score)."""
+    assistant = sum(1 for e in events if e.role == "assistant")
+    scores = await _collect(settings, settings.topic_scores, assistant, timeout)
+    inputs: dict[tuple[str, int], int] = {}
+
+    def on_input(key: bytes | None, value: bytes | None, ts: int) -> None:
+        if value is not None:
+            inputs.setdefault(_turn_key(value), ts)
+
+    await consume(settings, settings.topic_turns, until_idle=1.0, on_record=on_input)
+    wanted = {(e.conversation_id, e.turn_index) for e in events}
+    lat: list[float] = []
+    first = min(ts for k, ts in inputs.items() if k in wanted)
+    last = first
+    for value, ts in scores.items():
+        k = _turn_key(value)
+        if k in wanted:
+            lat.append((ts - inputs[k]) / 1000.0)
+            last = max(last, ts)
+    return lat, (last - first) / 1000.0
+
+
+def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str, Any]:
+    per_conv = max(2, turns // conversations)
+    events = generate_workload(conversations, per_conv, seed=21)
+    assistant = sum(1 for e in events if e.role == "assistant")
+    tmp = Path(tempfile.mkdtemp(prefix="skg-bench-stream-"))
+    port = free_port()
+    broker = start_broker(port, tmp / "tansu.log")
+    settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
+                              data_dir=tmp / "data")
+    env = dict(os.environ, SKG_LOCAL_BROKER_PROFILE="1", SKG_WEB_HOST="127.0.0.1")
+    procs: list[subprocess.Popen[bytes]] = []
+    result: dict[str, Any] = {"workload": {"turns": len(events), "assistant_turns": assistant,
+                                           "conversations": conversations}}
+    try:
+        ensure_topics(settings, [*settings.all_topics(), CEILING_IN, CEILING_OUT])
+        lines = [e.model_dump_json(exclude_none=True).encode() for e in events]
+        keys = [e.conversation_id.encode() for e in events]
+
+        # --- ceiling ------------------------------------------------------------------
+        ceiling = _spawn([sys.executable, "-m", "monitor.stream.ceiling", "--broker",
+                          settings.broker], tmp / "ceiling.log", env)
+        procs.append(ceiling)
+        time.sleep(8.0)  # group join
+        t0 = time.time()
+        asyncio.run(replay(settings, lines, topic=CEILING_IN, keys=keys))
+        out = asyncio.run(_collect(settings, CEILING_OUT, len(lines), timeout=300))
+        ceiling_s = max(out.values()) / 1000.0 - t0 if out else float("nan")
+        ceiling.terminate()
+        ceiling.wait(30)
+        result["ceiling"] = {"messages": len(out),
+                             "messages_per_s": round(len(out) / ceiling_s, 1)}
+
+        # --- monitor, max rate ---------------------------------------------------------
+        web = free_port()
+        worker = _spawn([sys.executable, "-m", "monitor.cli", "worker", "--broker",
+                         settings.broker, "--web-port", str(web), "--data-dir",
+                         str(tmp / "data")], tmp / "worker.log", env)
+        procs.append(worker)
+        deadline = time.monotonic() + 180
+        while not _healthy(web):
+            if time.monotonic() > deadline or worker.poll() is not None:
+                raise RuntimeError(f"worker did not start: {(tmp / 'worker.log').read_text()}")
+            time.sleep(0.5)
+        asyncio.run(replay(settings, lines, keys=keys))
+        lat, elapsed = asyncio.run(_latencies(settings, events, timeout=1800))
+        max_turns_per_s = len(events) / elapsed
+        result["max_rate"] = {
+            "assistant_turns_scored": len(lat),
+            "seconds": round(elapsed, 2),
+            "assistant_turns_per_s": round(len(lat) / elapsed, 1),
+            "turns_per_s": round(max_turns_per_s, 1),
+            "latency_p50_ms": round(_pct(lat, 0.5) * 1000, 1),
+            "latency_p99_ms": round(_pct(lat, 0.99) * 1000, 1),
+        }
+        result["monitor_over_ceiling"] = round(
+            max_turns_per_s / result["ceiling"]["messages_per_s"], 4)
+
+        # --- monitor, half rate ----------------------------------------------------------
+        half = [e.model_copy(update={"conversation_id": "half-" + e.conversation_id})
+                for e in generate_workload(max(10, conversations // 5), per_conv, seed=22)]
+        rate = max_turns_per_s / 2
+        asyncio.run(replay(settings, [e.model_dump_json(exclude_none=True).encode()
+                                      for e in half],
+                           rate=rate, keys=[e.conversation_id.encode() for e in half]))
+        lat_half, _ = asyncio.run(_latencies(settings, half, timeout=900))
+        result["half_rate"] = {
+            "turns": len(half), "rate_turns_per_s": round(rate, 1),
+            "latency_p50_ms": round(_pct(lat_half, 0.5) * 1000, 1),
+            "latency_p99_ms": round(_pct(lat_half, 0.99) * 1000, 1),
+            "latency_mean_ms": round(statistics.fmean(lat_half) * 1000, 1) if lat_half
+            else None,
+        }
+        result["targets"] = {"assistant_turns_per_s": ">= 100",
+                             "half_rate_p99_ms": "< 500"}
+        result["machine"] = {"cpus": os.cpu_count(),
+                             "load_avg_1m": round(os.getloadavg()[0], 2)}
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        broker.kill()
+        broker.wait(10)
+    return result
