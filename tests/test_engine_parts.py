@@ -1,0 +1,147 @@
+"""Unit tests of the engine's parts: extraction, graph, trend, fusion, state."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from monitor.config import EngineConfig
+from monitor.engine.extract import ANAPHOR, Utterance, default_extractor
+from monitor.engine.graph import ConversationGraph, may_merge
+from monitor.engine.signals import fuse, graph_anchoring, regime_of
+from monitor.engine.trend import TrendStats
+
+
+def triples(text: str, speaker: str = "assistant") -> list[tuple[str, str, str, bool, str]]:
+    ex = default_extractor().extract([Utterance(text, speaker, 1)])[0]  # type: ignore[arg-type]
+    return [(t.subject, t.relation, t.object, t.negated, t.modality) for t in ex.triples]
+
+
+def test_speaker_aware_possessives_meet_on_one_node() -> None:
+    user = triples("My budget is 600 GBP.", "user")
+    assistant = triples("Your budget is 1,000 GBP.", "assistant")
+    assert user[0][0] == assistant[0][0] == "user budget"
+
+
+def test_first_and_second_person_resolve_to_parties() -> None:
+    assert triples("I live in Lisbon.", "user")[0][:3] == ("user", "live in", "lisbon")
+    assert triples("You live in Madrid.", "assistant")[0][:3] == ("user", "live in", "madrid")
+
+
+def test_negation_comes_from_the_parse_not_substrings() -> None:
+    assert triples("The museum does not open on Mondays.")[0][3] is True
+    known = triples("The notable museum is known for its garden.")
+    assert all(not t[3] for t in known)
+
+
+def test_modalities() -> None:
+    assert {t[4] for t in triples("If you had 3 kids, the car would be small.")} == {
+        "hypothetical"
+    }
+    assert ("earth", "flat", "", False, "reported") in triples(
+        "Some people claim the earth is flat."
+    )
+    assert all(t[4] == "question" for t in triples("Is the museum open on Mondays?"))
+
+
+def test_unresolved_pronoun_is_left_to_the_engine() -> None:
+    assert triples("It is open on Mondays.")[0][0] == ANAPHOR
+
+
+def test_time_scope_separates_years() -> None:
+    ex = default_extractor().extract([Utterance("Prices rose in 2019.", "assistant", 1)])[0]
+    assert ex.triples[0].time_scope == "2019"
+
+
+def test_merge_guard_is_word_boundary_aware() -> None:
+    assert not may_merge("art", "heart rate")
+    assert not may_merge("heart rate", "art")
+    assert may_merge("hotel", "user hotel")
+    assert not may_merge("600 gbp", "1,000 gbp")
+
+
+def test_graph_resolve_respects_guard_even_when_similar() -> None:
+    graph = ConversationGraph()
+    graph.touch("art", "concept", 1.0, "user", 0)
+    vec = np.ones(4, dtype=np.float32) / 2
+    assert graph.resolve("heart rate", vec, ["art"], np.stack([vec]), 0.5) == "heart rate"
+
+
+def test_graph_compaction_bounds_nodes_and_facts() -> None:
+    from monitor.engine.graph import Fact
+
+    graph = ConversationGraph()
+    for turn in range(50):
+        s, o = f"subject {turn}", f"object {turn}"
+        graph.touch(s, "concept", 1.0, "assistant", turn)
+        graph.touch(o, "concept", 1.0, "assistant", turn)
+        graph.add_fact(Fact(s, "be", o, o, False, "asserted", "assistant", turn, "x", "be", "",
+                            None, 1.0))
+        graph.compact(max_nodes=30, max_fact_edges=10, keep_turn=turn)
+    assert graph.fact_count() <= 10
+    assert graph.g.number_of_nodes() <= 30
+
+
+def _weighted_fit(qs: list[float], decay: float) -> tuple[float, float]:
+    x = np.arange(len(qs), dtype=float)
+    w = np.exp(decay * x)
+    level = float(np.sum(w * np.array(qs)) / np.sum(w))
+    sw, swx, swxx = w.sum(), (w * x).sum(), (w * x * x).sum()
+    swy, swxy = (w * np.array(qs)).sum(), (w * x * np.array(qs)).sum()
+    slope = (sw * swxy - swx * swy) / (sw * swxx - swx * swx)
+    return level, float(slope)
+
+
+@pytest.mark.parametrize("qs", [[0.9, 0.8, 0.7, 0.6], [0.2, 0.5, 0.4, 0.9, 0.8],
+                                [0.5] * 30, [0.9 - 0.01 * i for i in range(200)]])
+def test_running_trend_equals_batch_weighted_regression(qs: list[float]) -> None:
+    stats = TrendStats()
+    for q in qs:
+        stats.add(q, 0.1)
+    level, slope = _weighted_fit(qs, 0.1)
+    assert stats.level == pytest.approx(level, abs=1e-9)
+    assert stats.slope(3) == pytest.approx(slope, abs=1e-7)
+
+
+def test_trend_labels() -> None:
+    falling, flat = TrendStats(), TrendStats()
+    for i in range(6):
+        falling.add(0.9 - 0.1 * i, 0.1)
+        flat.add(0.7, 0.1)
+    assert falling.label(3, 0.01) == "DEGRADING"
+    assert flat.label(3, 0.01) == "STABLE"
+    two = TrendStats()
+    two.add(0.9, 0.1)
+    two.add(0.1, 0.1)
+    assert two.label(3, 0.01) == "STABLE"  # too few turns to call a trend
+
+
+def test_regimes() -> None:
+    cfg = EngineConfig()
+    assert regime_of("hi", "ok thanks", cfg) == ("short", True)
+    assert regime_of("what time is it", "It is a quarter past seven in the evening here in Lisbon right now.",
+                     cfg)[0] == "qa"
+    long_prompt = "please explain in detail how the museum schedule works on public holidays"
+    assert regime_of(long_prompt, " ".join(["word"] * 20), cfg)[0] == "general"
+
+
+def test_hard_logic_gate_caps_quality() -> None:
+    cfg = EngineConfig()
+    fused = fuse("general", False, 1.0, 1.0, 0.05, cfg)
+    assert fused.logic_gate and fused.quality <= cfg.logic_gate_cap
+    clean = fuse("general", False, 1.0, 1.0, 1.0, cfg)
+    assert not clean.logic_gate and clean.quality == pytest.approx(1.0)
+
+
+def test_non_sequitur_and_joint_weakness() -> None:
+    cfg = EngineConfig()
+    fused = fuse("general", False, 0.1, 0.3, 1.0, cfg)
+    assert fused.non_sequitur and fused.joint_weakness
+    expected = (0.5 * 0.1 + 0.2 * 0.3 + 0.3 * 1.0) * 0.75 * 0.5
+    assert fused.quality == pytest.approx(expected)
+
+
+def test_graph_anchoring_weights_by_importance() -> None:
+    assert graph_anchoring([]) == 1.0
+    assert graph_anchoring([(1.0, 1.0), (0.0, 0.2)]) == pytest.approx(1.0)
+    assert graph_anchoring([(0.5, 1.0), (0.5, 0.2)]) == pytest.approx(0.6)
