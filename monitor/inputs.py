@@ -65,5 +65,6 @@ def parse_event_bytes(raw: bytes | None, max_bytes: int = MAX_MESSAGE_BYTES) -> 
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError("not_utf8", f"value is not UTF-8: {exc.reason} at byte {exc.start}") from exc
+        reason = f"value is not UTF-8: {exc.reason} at byte {exc.start}"
+        raise InputError("not_utf8", reason) from exc
     return parse_event_text(text)

@@ -119,8 +119,8 @@ def test_trend_labels() -> None:
 def test_regimes() -> None:
     cfg = EngineConfig()
     assert regime_of("hi", "ok thanks", cfg) == ("short", True)
-    assert regime_of("what time is it", "It is a quarter past seven in the evening here in Lisbon right now.",
-                     cfg)[0] == "qa"
+    answer = "It is a quarter past seven in the evening here in Lisbon right now."
+    assert regime_of("what time is it", answer, cfg)[0] == "qa"
     long_prompt = "please explain in detail how the museum schedule works on public holidays"
     assert regime_of(long_prompt, " ".join(["word"] * 20), cfg)[0] == "general"
 

@@ -13,7 +13,7 @@ import statistics
 import time
 from typing import Any
 
-from monitor.contracts import TurnEvent
+from monitor.contracts import Role, TurnEvent
 
 _ENTITIES = ["hotel", "museum", "restaurant", "train", "flight", "gym", "clinic", "library",
              "bakery", "pharmacy", "ferry", "tour", "gallery", "market", "pool", "spa",
@@ -55,7 +55,7 @@ def generate_conversation(cid: str, turns: int, seed: int) -> list[TurnEvent]:
     rng = random.Random(seed)
     events = []
     for i in range(turns):
-        role = "user" if i % 2 == 0 else "assistant"
+        role: Role = "user" if i % 2 == 0 else "assistant"
         templates = _USER_TEMPLATES if role == "user" else _ASSISTANT_TEMPLATES
         events.append(TurnEvent(conversation_id=cid, turn_index=i, role=role,
                                 text=_fill(rng.choice(templates), rng)))

@@ -171,9 +171,8 @@ def _object_text(token: Any) -> str:
 
 
 def _is_negated(head: Any) -> bool:
-    if any(c.dep_ == "neg" or c.lower_ in {"never", "neither", "nor"} for c in head.children):
-        return True
-    return False
+    return any(c.dep_ == "neg" or c.lower_ in {"never", "neither", "nor"}
+               for c in head.children)
 
 
 class RuleExtractor:
@@ -305,10 +304,7 @@ class RuleExtractor:
         scope = _time_scope(head)
         particle = " ".join(c.lower_ for c in children if c.dep_ == "prt")
         passive = any(c.dep_ == "auxpass" for c in children)
-        if passive and head.tag_ == "VBN":
-            predicate = head.lower_
-        else:
-            predicate = head.lemma_.lower()
+        predicate = head.lower_ if passive and head.tag_ == "VBN" else head.lemma_.lower()
         if particle:
             predicate = f"{predicate} {particle}"
 
@@ -335,7 +331,8 @@ class RuleExtractor:
                     obj = SPEAKER_LABEL[utt.speaker]
                 elif obj_token.lower_ in _SECOND_PERSON:
                     obj = OTHER_PARTY[utt.speaker]
-                if any(c.lower_ in _NEG_DETERMINERS and c.dep_ == "det" for c in obj_token.children):
+                if any(c.lower_ in _NEG_DETERMINERS and c.dep_ == "det"
+                       for c in obj_token.children):
                     neg = not neg
             relation = f"{pred} {prep}".strip()
             out.triples.append(

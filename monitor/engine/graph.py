@@ -150,10 +150,10 @@ class ConversationGraph:
                 return
 
     def has_fact_link(self, node: str, others: set[str]) -> bool:
-        for u, v, d in self.g.in_edges(node, data=True):
+        for u, _, d in self.g.in_edges(node, data=True):
             if d["kind"] == "fact" and u in others and not d["fact"].quarantined:
                 return True
-        for u, v, d in self.g.out_edges(node, data=True):
+        for _, v, d in self.g.out_edges(node, data=True):
             if d["kind"] == "fact" and v in others and not d["fact"].quarantined:
                 return True
         return False

@@ -139,7 +139,8 @@ class Engine:
         texts: list[str] = []
         for event, ex in zip(events, extractions, strict=True):
             texts.append(event.text)
-            texts.extend(ex.sentences)
+            if event.role == "assistant":  # only answers are scored sentence by sentence
+                texts.extend(ex.sentences)
             if event.reference:
                 texts.append(event.reference)
             for t in ex.triples:

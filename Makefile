@@ -1,0 +1,49 @@
+# The two set-up commands of the README work on a fresh machine:
+#   make run   - create .venv, install, run the monitor on the bundled examples (no services)
+#   make test  - install (Python stack + Debian's prometheus for promtool), then ruff, mypy
+#                and the whole test suite (which starts its own broker and Prometheus)
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run demo test lint typecheck pytest schemas bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	# torch first, pinned: the CPU build from local disk (a bare "torch" pulls a CUDA build)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/skg-monitor demo --duration 60
+
+score: install
+	$(BIN)/skg-monitor score examples/conversations.jsonl --format table
+
+prometheus-tools:
+	bash .ci/install-prometheus.sh
+
+lint: install
+	$(BIN)/ruff check monitor tests
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install prometheus-tools
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test: lint typecheck pytest
+
+schemas: install
+	$(BIN)/skg-monitor schemas --out schemas
+
+bench: install
+	$(BIN)/skg-monitor bench engine
+	$(BIN)/skg-monitor bench probe
+
+clean:
+	rm -rf $(VENV) build *.egg-info
