@@ -211,21 +211,16 @@ def bench_pairs(
     write_result("pairs", run_pairs_bench(file, limit), output)
 
 
-def _load_optional_commands() -> None:
-    """Streaming and quality commands live in their own modules."""
-    import importlib
+def _register_commands() -> None:
+    """The streaming and quality commands live beside the code they drive."""
+    from monitor.quality import commands as quality_commands
+    from monitor.stream import commands as stream_commands
 
-    for module in ("monitor.stream.commands", "monitor.quality.commands"):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        mod.register(app, bench_app)
+    stream_commands.register(app, bench_app)
+    quality_commands.register(app, bench_app)
 
 
-_load_optional_commands()
+_register_commands()
 
 if __name__ == "__main__":
     app()
