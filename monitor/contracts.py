@@ -187,7 +187,6 @@ class SessionSummary(_Strict):
     trend: Trend
     certificates: int
     gaps: int
-    duplicates: int
     engine_version: str
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from monitor.config import EngineConfig
-from monitor.engine.pipeline import Engine, TurnOutcome
+from monitor.engine.pipeline import Engine, TurnOutcome, duplicates_of
 from monitor.engine.state import ConversationState
 
-__all__ = ["ConversationState", "Engine", "EngineConfig", "TurnOutcome", "build_engine"]
+__all__ = [
+    "ConversationState", "Engine", "EngineConfig", "TurnOutcome", "build_engine",
+    "duplicates_of",
+]
 
 
 def build_engine(config: EngineConfig | None = None) -> Engine:

@@ -93,18 +93,29 @@ class Engine:
     def process_batch(
         self, events: Sequence[TurnEvent], states: dict[str, ConversationState]
     ) -> list[TurnOutcome]:
-        """Apply events in order; missing states are created in `states`."""
+        """Apply events in order; missing states are created in `states`.
+
+        Idempotence by `turn_index`: an event not newer than the last one applied to its
+        conversation (a redelivery or a replay) changes nothing and yields an outcome with
+        `duplicate=True`; it is recognised before any parsing, so it costs nothing either.
+        """
+        repeated = duplicates_of(events, states)
+        work = [e for e, dup in zip(events, repeated, strict=True) if not dup]
         extractions = self.extractor.extract(
-            [Utterance(e.text, e.role, e.turn_index) for e in events]
+            [Utterance(e.text, e.role, e.turn_index) for e in work]
         )
-        self._prewarm(events, extractions)
+        self._prewarm(work, extractions)
+        extracted = iter(extractions)
         outcomes = []
-        for event, extraction in zip(events, extractions, strict=True):
+        for event, duplicate in zip(events, repeated, strict=True):
+            if duplicate:
+                outcomes.append(TurnOutcome(event=event, duplicate=True))
+                continue
             state = states.get(event.conversation_id)
             if state is None:
                 state = states[event.conversation_id] = self.new_state(event.conversation_id)
             started = time.perf_counter()
-            outcome = self._apply(state, event, extraction)
+            outcome = self._apply(state, event, next(extracted))
             outcome.seconds = time.perf_counter() - started
             outcomes.append(outcome)
         return outcomes
@@ -129,7 +140,6 @@ class Engine:
                                     self.config.trend_slope_threshold),
             certificates=state.certificates,
             gaps=state.gaps,
-            duplicates=state.duplicates,
             engine_version=self.version,
         )
 
@@ -158,9 +168,6 @@ class Engine:
     def _apply(
         self, state: ConversationState, event: TurnEvent, extraction: Extraction
     ) -> TurnOutcome:
-        if event.turn_index <= state.last_turn_index:
-            state.duplicates += 1
-            return TurnOutcome(event=event, duplicate=True)
         previous = state.last_turn_index if state.last_turn_index >= 0 else None
         gap = event.turn_index > state.last_turn_index + 1
         if gap:
@@ -518,6 +525,19 @@ class Engine:
         """A failed turn's new nodes may not anchor later turns."""
         for label in new_nodes:
             state.graph.g.nodes[label]["quarantined"] = True
+
+
+def duplicates_of(
+    events: Sequence[TurnEvent], states: dict[str, ConversationState]
+) -> list[bool]:
+    """Which events repeat a turn already applied (in the states or earlier in the batch)."""
+    last = {cid: s.last_turn_index for cid, s in states.items()}
+    flags = []
+    for event in events:
+        seen = last.get(event.conversation_id, -1)
+        flags.append(event.turn_index <= seen)
+        last[event.conversation_id] = max(seen, event.turn_index)
+    return flags
 
 
 def _claim(fact: Fact) -> Claim:

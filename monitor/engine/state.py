@@ -58,7 +58,6 @@ class ConversationState:
     sum_quality: float = 0.0
     certificates: int = 0
     gaps: int = 0
-    duplicates: int = 0
     last_trend: Trend = "STABLE"
     recent_scores: list[dict[str, Any]] = field(default_factory=list)
     recent_certificates: list[dict[str, Any]] = field(default_factory=list)
@@ -99,8 +98,7 @@ class ConversationState:
             "last": self.last_turn_index,
             "focus": self.focus,
             "prompt": self.prompt,
-            "counts": [self.turns, self.assistant_turns, self.certificates, self.gaps,
-                       self.duplicates],
+            "counts": [self.turns, self.assistant_turns, self.certificates, self.gaps],
             "sums": [self.sum_local, self.sum_consistency, self.sum_logic, self.sum_quality],
             "last_trend": self.last_trend,
             "recent_scores": self.recent_scores,
@@ -113,7 +111,7 @@ class ConversationState:
         version = data.get("v")
         if version != STATE_VERSION:
             raise ValueError(f"unsupported conversation state version {version!r}")
-        turns, assistant_turns, certificates, gaps, duplicates = data["counts"]
+        turns, assistant_turns, certificates, gaps = data["counts"]
         s_local, s_cons, s_logic, s_quality = data["sums"]
         return cls(
             conversation_id=data["id"],
@@ -125,7 +123,7 @@ class ConversationState:
             focus=data["focus"],
             prompt=list(data["prompt"]),
             turns=turns, assistant_turns=assistant_turns, certificates=certificates,
-            gaps=gaps, duplicates=duplicates,
+            gaps=gaps,
             sum_local=s_local, sum_consistency=s_cons, sum_logic=s_logic,
             sum_quality=s_quality,
             last_trend=data["last_trend"],

@@ -40,7 +40,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from monitor import __version__
 from monitor.contracts import DeadLetter, TurnEvent, content_id, dump_record
-from monitor.engine import ConversationState, Engine, TurnOutcome
+from monitor.engine import ConversationState, Engine, TurnOutcome, duplicates_of
 from monitor.inputs import InputError, parse_event_bytes
 from monitor.stream.metrics import ActiveConversations, Metrics
 from monitor.stream.settings import LOCAL_FETCH_MAX_WAIT_MS, StreamSettings, faust_profile_kwargs
@@ -199,20 +199,15 @@ class Monitor:
             return
 
         states: dict[str, ConversationState] = {}
-        last: dict[str, int] = {}
-        todo: list[tuple[EventT, TurnEvent]] = []
-        for event, turn in valid:
+        for _, turn in valid:
             cid = turn.conversation_id
-            if cid not in last:
+            if cid not in states:
                 raw = self.table.get(cid.encode("utf-8"))
                 if raw is not None:
                     states[cid] = ConversationState.from_bytes(raw)
-                last[cid] = states[cid].last_turn_index if cid in states else -1
-            if turn.turn_index <= last[cid]:
-                self.metrics.duplicates.inc()
-                continue
-            last[cid] = turn.turn_index
-            todo.append((event, turn))
+        repeated = duplicates_of([t for _, t in valid], states)
+        self.metrics.duplicates.inc(sum(repeated))
+        todo = [item for item, dup in zip(valid, repeated, strict=True) if not dup]
         if not todo:
             return
 
