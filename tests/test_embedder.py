@@ -1,0 +1,146 @@
+"""The MiniLM embedders: per-text determinism whatever the batch, normalised rows, semantic
+sanity, the text cache, and the ONNX build (offline, cached, keyed, reused)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from monitor.engine import embedder as E
+
+TEXT = "Marie Curie was born in Warsaw in 1867."
+MATES = [
+    "The museum is closed on Mondays.",
+    "Water boils at 100 degrees Celsius at sea level.",
+    "Our quarterly revenue increased by 12 percent last year, according to the report.",
+    "ok",
+    "The Kafka consumer lags behind the producer by three seconds and the team wants to "
+    "know whether this will keep happening over the next several quarters.",
+    "Shakespeare wrote Hamlet around 1600.",
+    "Mount Everest is 8,849 metres tall.",
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A private cache dir; the ONNX file is built there once, with the network cut off."""
+    cache = tmp_path_factory.mktemp("skg-cache")
+
+    def no_network(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"network access attempted: {args!r}")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SKG_CACHE_DIR", str(cache))
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        mp.setenv("TRANSFORMERS_OFFLINE", "1")
+        mp.setattr(socket.socket, "connect", no_network)
+        mp.setattr(socket, "create_connection", no_network)
+        E.OnnxMiniLMEmbedder(threads=2)
+        yield cache
+
+
+@pytest.fixture(scope="module")
+def onnx_embedder(onnx_cache: Path) -> Iterator[E.OnnxMiniLMEmbedder]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SKG_CACHE_DIR", str(onnx_cache))
+        yield E.OnnxMiniLMEmbedder(threads=2)
+
+
+@pytest.fixture(scope="module")
+def torch_embedder() -> E.MiniLMEmbedder:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return E.MiniLMEmbedder(threads=2)
+
+
+@pytest.fixture(params=["onnx", "torch"])
+def any_embedder(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(f"{request.param}_embedder")
+
+
+def test_vector_independent_of_batch_mates_and_position(any_embedder: Any) -> None:
+    alone = any_embedder.embed([TEXT])[0]
+    for pos, mates in [(0, MATES[:3]), (3, MATES), (len(MATES), MATES[::-1]),
+                       (2, MATES[4:] + MATES[:2])]:
+        batch = [*mates[:pos], TEXT, *mates[pos:]]
+        assert np.array_equal(any_embedder.embed(batch)[pos], alone), (pos, mates)
+    # more texts than one fixed-shape batch holds, same bucket as TEXT
+    many = [f"Marie Curie was born in city number {i}." for i in range(20)] + [TEXT]
+    assert np.array_equal(any_embedder.embed(many)[-1], alone)
+
+
+def test_onnx_same_vectors_with_any_thread_count(onnx_cache: Path, onnx_embedder: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKG_CACHE_DIR", str(onnx_cache))
+    single = E.OnnxMiniLMEmbedder(threads=1)
+    texts = [TEXT, *MATES]
+    assert np.array_equal(single.embed(texts), onnx_embedder.embed(texts))
+
+
+def test_rows_are_l2_normalised(any_embedder: Any) -> None:
+    vectors = any_embedder.embed([TEXT, *MATES, ""])
+    assert vectors.dtype == np.float32
+    assert vectors.shape == (len(MATES) + 2, any_embedder.dim)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert any_embedder.embed([]).shape == (0, any_embedder.dim)
+
+
+def test_paraphrase_beats_unrelated(any_embedder: Any) -> None:
+    a, para, other = any_embedder.embed([
+        "The museum is closed on Mondays.",
+        "On Mondays the museum does not open.",
+        "Penguins live in Antarctica.",
+    ])
+    assert E.cosine(a, para) > E.cosine(a, other) + 0.3
+
+
+def test_onnx_agrees_with_torch(onnx_embedder: Any, torch_embedder: Any) -> None:
+    texts = [TEXT, *MATES]
+    agreement = (onnx_embedder.embed(texts) * torch_embedder.embed(texts)).sum(axis=1)
+    assert agreement.mean() > 0.98
+    assert agreement.min() > 0.96
+
+
+def test_cached_wrapper_returns_identical_vectors(onnx_embedder: Any) -> None:
+    cached = E.CachedEmbedder(onnx_embedder)
+    first = cached.embed([TEXT, MATES[0], TEXT])
+    assert cached.misses == 2
+    again = cached.embed([MATES[0], TEXT])
+    assert cached.hits == 2
+    assert np.array_equal(first[0], first[2])
+    assert np.array_equal(again, first[[1, 0]])
+    assert np.array_equal(cached.one(TEXT), onnx_embedder.embed([TEXT])[0])
+
+
+def test_onnx_file_reused_on_second_construction(onnx_cache: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKG_CACHE_DIR", str(onnx_cache))
+    [built] = onnx_cache.glob("*.onnx")
+    before = built.stat()
+
+    def must_not_build(*args: Any) -> None:
+        raise AssertionError("ONNX model rebuilt although a current one is cached")
+
+    monkeypatch.setattr(E, "_build_onnx", must_not_build)
+    again = E.OnnxMiniLMEmbedder(threads=1)
+    assert again.model_file == built
+    assert built.stat().st_mtime_ns == before.st_mtime_ns
+    assert not [p for p in onnx_cache.iterdir() if p.name.startswith(".build-")]
+
+
+def test_cache_key_changes_with_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = E._model_path()
+    key = E._onnx_cache_key(path)
+    monkeypatch.setattr(E, "_ONNX_RECIPE", E._ONNX_RECIPE + "-changed")
+    assert E._onnx_cache_key(path) != key
+
+
+def test_backend_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKG_EMBEDDER", "tensorflow")
+    with pytest.raises(ValueError, match="SKG_EMBEDDER"):
+        E.make_embedder()
