@@ -14,7 +14,8 @@ edges exist only between live nodes and at most `semantic_link_top_k` per new no
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import networkx as nx
@@ -227,10 +228,9 @@ class ConversationGraph:
         for u, v, k, d in self.g.edges(keys=True, data=True):
             if d["kind"] == "fact":
                 f: Fact = d["fact"]
-                sid = sentences.setdefault(f.sentence, len(sentences))
-                row = asdict(f)
-                row["sentence"] = sid
-                facts.append([k, [row[name] for name in _FACT_FIELDS]])
+                row = list(_fact_values(f))
+                row[_SENTENCE] = sentences.setdefault(f.sentence, len(sentences))
+                facts.append([k, row])
             else:
                 semantic.append([u, v, d["weight"]])
         return {
@@ -263,3 +263,5 @@ class ConversationGraph:
 
 
 _FACT_FIELDS = tuple(Fact.__dataclass_fields__)
+_SENTENCE = _FACT_FIELDS.index("sentence")
+_fact_values = attrgetter(*_FACT_FIELDS)

@@ -28,6 +28,7 @@ import base64
 import logging
 import time
 import weakref
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -107,6 +108,32 @@ def _b64(raw: bytes | None) -> str | None:
     return base64.b64encode(raw).decode("ascii") if raw is not None else None
 
 
+class LiveStates:
+    """Decoded states of recently seen conversations, trusted only while the table agrees.
+
+    Decoding a state on every batch costs more than scoring a short turn. An entry is kept
+    with the exact bytes it was stored as and reused only when the table still holds those
+    bytes (after a rebalance or a restart the table wins); it is removed while a batch uses
+    it, so a batch that fails half-way can never leave a half-updated state behind.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[str, tuple[bytes, ConversationState]] = OrderedDict()
+
+    def take(self, cid: str, stored: bytes) -> ConversationState:
+        entry = self._entries.pop(cid, None)
+        if entry is not None and entry[0] == stored:
+            return entry[1]
+        return ConversationState.from_bytes(stored)
+
+    def keep(self, cid: str, stored: bytes, state: ConversationState) -> None:
+        self._entries[cid] = (stored, state)
+        self._entries.move_to_end(cid)
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+
+
 class Monitor:
     """The worker: app, topics, table, agent, views and metrics around one Engine."""
 
@@ -118,6 +145,7 @@ class Monitor:
         self.metrics.info.labels(version=f"{__version__}").set(1)
         self.active = ActiveConversations(self.metrics, settings.idle_window_s)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
+        self.live = LiveStates(settings.live_states)
         self.app = app = new_faust_app(settings)
 
         def raw_topic(name: str) -> faust.TopicT:
@@ -204,7 +232,7 @@ class Monitor:
             if cid not in states:
                 raw = self.table.get(cid.encode("utf-8"))
                 if raw is not None:
-                    states[cid] = ConversationState.from_bytes(raw)
+                    states[cid] = self.live.take(cid, raw)
         repeated = duplicates_of([t for _, t in valid], states)
         self.metrics.duplicates.inc(sum(repeated))
         todo = [item for item, dup in zip(valid, repeated, strict=True) if not dup]
@@ -213,8 +241,14 @@ class Monitor:
 
         started = time.perf_counter()
         loop = asyncio.get_running_loop()
-        outcomes: list[TurnOutcome] = await loop.run_in_executor(
-            self.executor, self.engine.process_batch, [t for _, t in todo], states)
+        try:
+            outcomes: list[TurnOutcome] = await loop.run_in_executor(
+                self.executor, self.engine.process_batch, [t for _, t in todo], states)
+        except Exception:
+            log.exception("engine failed on a batch; retrying its turns one by one")
+            todo, outcomes = await self.process_one_by_one(todo, states)
+            if not todo:
+                return
         per_turn = (time.perf_counter() - started) / len(todo)
 
         await self.produce_outputs(outcomes)
@@ -227,13 +261,46 @@ class Monitor:
         for cid, event in last_event.items():
             state = states[cid]
             token = _current_event.set(weakref.ref(event))
+            blob = state.to_bytes()
             try:
-                self.table[cid.encode("utf-8")] = state.to_bytes()
+                self.table[cid.encode("utf-8")] = blob
             finally:
                 _current_event.reset(token)
+            self.live.keep(cid, blob, state)
             self.active.touch(cid, event.message.partition, state.trend.level,
                               state.trend.slope(self.engine.config.trend_min_turns),
                               state.last_trend == "DEGRADING")
+
+    async def process_one_by_one(
+        self, todo: list[tuple[EventT, TurnEvent]], states: dict[str, ConversationState]
+    ) -> tuple[list[tuple[EventT, TurnEvent]], list[TurnOutcome]]:
+        """Isolate a turn the engine cannot process: dead-letter it, keep the others.
+
+        Without this, one bad turn would stop the agent, and the batch's offsets would be
+        acknowledged all the same. The failing turn's conversation goes back to its state
+        from before that turn, so the rest of the batch continues from a consistent state.
+        """
+        loop = asyncio.get_running_loop()
+        kept: list[tuple[EventT, TurnEvent]] = []
+        outcomes: list[TurnOutcome] = []
+        for event, turn in todo:
+            cid = turn.conversation_id
+            backup = states[cid].to_bytes() if cid in states else None
+            try:
+                [outcome] = await loop.run_in_executor(
+                    self.executor, self.engine.process_batch, [turn], states)
+            except Exception as exc:
+                log.exception("engine failed on %s turn %s", cid, turn.turn_index)
+                if backup is None:
+                    states.pop(cid, None)
+                else:
+                    states[cid] = ConversationState.from_bytes(backup)
+                reason = f"{type(exc).__name__}: {exc}"[:500]
+                await self.dead_letter(event, InputError("processing_error", reason))
+                continue
+            kept.append((event, turn))
+            outcomes.append(outcome)
+        return kept, outcomes
 
     def decode(self, event: EventT) -> TurnEvent:
         key = event.message.key

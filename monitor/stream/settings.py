@@ -36,6 +36,8 @@ class StreamSettings(BaseSettings):
     batch_size: int = Field(default=64, ge=1)
     batch_within_s: float = Field(default=0.05, gt=0)
     idle_window_s: float = Field(default=900.0, gt=0)
+    live_states: int = Field(default=2_000, ge=0)
+    """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
     max_message_bytes: int = Field(default=MAX_MESSAGE_BYTES, ge=1)
     local_broker_profile: bool = False
 
