@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from monitor.stream.broker import stop_process
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -115,13 +117,8 @@ class WorkerProcess:
         return total
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        if self.proc is not None:
+            stop_process(self.proc, sig)
 
 
 @pytest.fixture

@@ -38,6 +38,7 @@ from typing import Any
 import pytest
 import yaml
 
+from monitor.stream.broker import stop_process
 from tests.conftest import WorkerProcess, run, stream_settings
 from tests.promql import dashboard_exprs
 
@@ -239,13 +240,8 @@ class PrometheusProcess:
         return body["data"]
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        if self.proc is not None:
+            stop_process(self.proc, grace=10)
 
 
 @pytest.fixture

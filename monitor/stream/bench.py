@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -26,7 +27,7 @@ from typing import Any
 from monitor.bench.engine import generate_workload
 from monitor.contracts import TurnEvent
 from monitor.stream.admin import ensure_topics
-from monitor.stream.broker import free_port, start_broker
+from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.ceiling import CEILING_IN, CEILING_OUT
 from monitor.stream.clients import consume, replay
 from monitor.stream.settings import StreamSettings
@@ -129,8 +130,7 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
         asyncio.run(replay(settings, lines, topic=CEILING_IN, keys=keys))
         out = asyncio.run(_collect(settings, CEILING_OUT, len(lines), timeout=300))
         ceiling_s = max(out.values()) / 1000.0 - t0 if out else float("nan")
-        ceiling.terminate()
-        ceiling.wait(30)
+        stop_process(ceiling)
         result["ceiling"] = {"messages": len(out),
                              "messages_per_s": round(len(out) / ceiling_s, 1)}
 
@@ -180,12 +180,6 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
                              "load_avg_1m": round(os.getloadavg()[0], 2)}
     finally:
         for p in procs:
-            if p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(30)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        broker.kill()
-        broker.wait(10)
+            stop_process(p)
+        stop_process(broker, signal.SIGKILL)
     return result

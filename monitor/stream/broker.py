@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import signal
 import socket
 import subprocess
 import time
@@ -41,6 +42,19 @@ def wait_for_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> 
                 return
         time.sleep(0.05)
     raise TimeoutError(f"nothing listening on {host}:{port} after {timeout}s")
+
+
+def stop_process(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM,
+                 grace: float = 30.0) -> None:
+    """Send `sig`, wait up to `grace` seconds, then kill: every child we start ends here."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
 
 
 def start_broker(port: int, log: Path | None = None) -> subprocess.Popen[bytes]:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from rich.live import Live
 from rich.table import Table
 
 from monitor.stream.admin import ensure_topics_async
-from monitor.stream.broker import free_port, start_broker
+from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import replay
 from monitor.stream.settings import StreamSettings, consumer_profile_kwargs
 
@@ -140,12 +141,6 @@ def run_demo(file: Path, duration: float | None, port: int | None, web_port: int
     except KeyboardInterrupt:
         console.print("stopping")
     finally:
-        if worker.poll() is None:
-            worker.terminate()
-            try:
-                worker.wait(30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-        broker.kill()
-        broker.wait(10)
+        stop_process(worker)
+        stop_process(broker, signal.SIGKILL)
     return 0
