@@ -203,7 +203,7 @@ def compare(new: Fact, old: Fact) -> Finding | None:
 def explain(finding: Finding) -> str:
     """One line a person can check at a glance."""
     new, old = finding.claim, finding.prior
-    who_old = "you" if old.speaker == new.speaker else f"the {old.speaker}"
+    who_old = f"the {old.speaker}"
     said_old = _quote(old)
     said_new = _quote(new)
     lead = {
@@ -218,7 +218,7 @@ def explain(finding: Finding) -> str:
     return (
         f"turn {new.turn} says {said_new}; {lead} turn {old.turn}, where {who_old} said "
         f"{said_old}{extra}"
-    ).replace("where you said", "where the assistant said")
+    )
 
 
 def _quote(fact: Fact) -> str:

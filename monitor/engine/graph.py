@@ -171,6 +171,9 @@ class ConversationGraph:
     # --- bounds ---------------------------------------------------------------------
     def compact(self, max_nodes: int, max_fact_edges: int, keep_turn: int) -> None:
         """Enforce the caps; nodes and facts of `keep_turn` (the current turn) survive."""
+        if (self.g.number_of_edges() <= max_fact_edges
+                and self.g.number_of_nodes() <= max_nodes):
+            return  # O(1) on the common path: all edges together are within the fact cap
         facts = [
             (u, v, k, d["fact"]) for u, v, k, d in self.g.edges(keys=True, data=True)
             if d["kind"] == "fact"
