@@ -18,10 +18,11 @@ properties with no known opposite (spicy and warm) can co-hold.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from monitor.contracts import Detector
 from monitor.engine import lexicon, quantities
+from monitor.engine.extract import Triple
 from monitor.engine.graph import Fact
 
 _APPROX = re.compile(r"\b(about|around|roughly|approximately|approx|nearly|almost|some|~)\b")
@@ -41,6 +42,23 @@ class Finding:
     claim: Fact
     prior: Fact
     detail: str
+
+
+def index_subject(triple: Triple) -> Triple:
+    """"Paris is the capital of France" -> (capital of france, be, paris).
+
+    Single-valued attributes are indexed by the attribute holder, so that "Lyon is the
+    capital of France" lands on the same node as the first claim and the exclusive
+    detector can compare the two values. The engine and the ConflictScore labeller both
+    index facts this way.
+    """
+    if triple.relation != "be" or " of " not in triple.object:
+        return triple
+    head = triple.object.split(" of ")[0].split()[-1]
+    if not lexicon.is_functional_attribute(head):
+        return triple
+    return replace(triple, subject=triple.object, object=triple.subject,
+                   object_text=triple.subject)
 
 
 def comparable(a: Fact, b: Fact) -> bool:

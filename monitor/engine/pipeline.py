@@ -31,7 +31,7 @@ from monitor.contracts import (
 )
 from monitor.engine import contradiction, lexicon, quantities
 from monitor.engine.embedder import Embedder
-from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Triple, Utterance
+from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
 from monitor.engine.graph import Fact
 from monitor.engine.signals import clip01, fuse, graph_anchoring, local_relevance, regime_of
 from monitor.engine.state import ConversationState
@@ -215,12 +215,11 @@ class Engine:
                 if not state.focus:
                     continue
                 subject = state.focus
-            triple = _invert_attribute(triple, subject)
-            subject = triple.subject if triple.subject != ANAPHOR else subject
+            triple = contradiction.index_subject(replace(triple, subject=subject))
             if triple.object in _ANAPHORIC_OBJECTS and state.focus:
                 triple = replace(triple, object=state.focus)
             obj = node(triple.object) if triple.object else ""
-            facts.append(Fact.from_triple(triple, node(subject), obj))
+            facts.append(Fact.from_triple(triple, node(triple.subject), obj))
         return facts
 
     def _insert(
@@ -553,20 +552,6 @@ def _claim(fact: Fact) -> Claim:
 def _normalise(vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     norm = float(np.linalg.norm(vec))
     return (vec / norm).astype(np.float32) if norm > 0 else vec
-
-
-def _invert_attribute(triple: Triple, subject: str) -> Triple:
-    """"Paris is the capital of France" -> (capital of france, be, paris).
-
-    Single-valued attributes are indexed by the attribute holder, so that "Lyon is the
-    capital of France" lands on the same node and the exclusive detector can compare.
-    """
-    if triple.relation != "be" or " of " not in triple.object:
-        return replace(triple, subject=subject)
-    head = triple.object.split(" of ")[0].split()[-1]
-    if not lexicon.is_functional_attribute(head):
-        return replace(triple, subject=subject)
-    return replace(triple, subject=triple.object, object=subject, object_text=subject)
 
 
 def _revision_quantities(

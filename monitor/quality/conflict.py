@@ -35,7 +35,7 @@ from typing import Literal
 import numpy as np
 
 from monitor.contracts import ClaimSupport, ConflictAlert, ConflictScore, Document, content_id
-from monitor.engine import contradiction, lexicon
+from monitor.engine import contradiction
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Triple, Utterance
 from monitor.engine.graph import Fact
@@ -69,22 +69,6 @@ def _r(value: float) -> float:
 
 
 # --- facts ------------------------------------------------------------------------------
-def _index_subject(triple: Triple) -> Triple:
-    """"Paris is the capital of France" -> subject "capital of france", object "paris".
-
-    The same attribute inversion the engine applies before indexing facts, so that
-    "Lyon is the capital of France" in a document meets the claim on one subject and the
-    exclusive detector can compare the two values.
-    """
-    if triple.relation != "be" or " of " not in triple.object:
-        return triple
-    head = triple.object.split(" of ")[0].split()[-1]
-    if not lexicon.is_functional_attribute(head):
-        return triple
-    return replace(triple, subject=triple.object, object=triple.subject,
-                   object_text=triple.subject)
-
-
 def facts_from_triples(triples: Sequence[Triple], focus: str | None = None) -> list[Fact]:
     """Facts keyed by the extractor's own labels; an unresolved "it" takes `focus`, or is
     dropped without one."""
@@ -94,7 +78,7 @@ def facts_from_triples(triples: Sequence[Triple], focus: str | None = None) -> l
             if not focus:
                 continue
             triple = replace(triple, subject=focus)
-        triple = _index_subject(triple)
+        triple = contradiction.index_subject(triple)
         facts.append(Fact.from_triple(triple, triple.subject, triple.object))
     return facts
 
