@@ -1,4 +1,4 @@
-"""CLI commands of the quality package (registered by monitor.cli when present)."""
+"""CLI commands of the quality package (monitor.cli registers them)."""
 
 from __future__ import annotations
 
