@@ -347,6 +347,9 @@ class Monitor:
         m = self.metrics
         if outcome.gap:
             m.gaps.inc()
+            msg = event.message
+            log.warning("turn gap: %s turn %s at %s/%s@%s", outcome.event.conversation_id,
+                        outcome.event.turn_index, msg.topic, msg.partition, msg.offset)
         if outcome.score is None:
             m.turns.labels(role=outcome.event.role, regime="none").inc()
             m.processing.observe(seconds)
