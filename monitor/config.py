@@ -93,14 +93,10 @@ class EngineConfig(BaseModel):
     trend_slope_threshold: float = 0.01
     trend_min_turns: int = 3
     """Below this many scored turns the slope is 0 and the trend STABLE."""
-    trend_horizon: int = 60
-    """Weights older than this many turns have decayed by exp(-6); the statistics are
-    rebased every turn so that they never overflow in a conversation of any length."""
 
     # --- state bounds ---
     max_nodes: int = 400
     max_fact_edges: int = 1200
-    max_embedding_cache_nodes: int = 400
 
     # --- MFSS / ConflictScore ---
     mfss_weights: MFSSWeights = MFSSWeights()

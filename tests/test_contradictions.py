@@ -45,7 +45,6 @@ def test_antonym() -> None:
 
 def test_numeric_conflict_and_units() -> None:
     assert pair("The tour costs 50 euros.", "The tour costs 80 euros.")[0].detector == "numeric"
-    assert pair("The flight leaves at 8:15.", "The flight leaves at 9:40.") or True
 
 
 @pytest.mark.parametrize("first, second", [
