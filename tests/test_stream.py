@@ -185,14 +185,6 @@ def test_poison_messages_are_dead_lettered(broker: str, workers: list[WorkerProc
     assert worker.proc is not None and worker.proc.poll() is None
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "known bug, issue 4 stays open: in about 1 run of 3 the restarted worker loses one "
-    "turn at the crash point (its state shows a turn gap and the turn has no score). "
-    "Suspected cause: faust's fetcher drops records it has fetched when getmany breaks "
-    "off (flow or generation change at start-up) and then treats the skipped offsets as "
-    "a 'gap' it acknowledges (faust/transport/consumer.py _add_gap), so the commit moves "
-    "past a turn that was never processed. Reproduced with and without the decoded-state "
-    "cache."))
 def test_crash_and_restart_keeps_exactly_one_score(broker: str, workers: list[WorkerProcess],
                                                    tmp_path: Path, engine: Any) -> None:
     events = generate_workload(100, 20, seed=5)  # 2,000 turns, 1,000 assistant
@@ -223,6 +215,8 @@ def test_crash_and_restart_keeps_exactly_one_score(broker: str, workers: list[Wo
         per_turn[(r["conversation_id"], r["turn_index"])].add(r["id"])
     assert set(per_turn) == {(e.conversation_id, e.turn_index) for e in assistant}
     assert all(len(ids) == 1 for ids in per_turn.values())
+    # the workload has no gaps in turn_index: a gap would mean a skipped input record
+    assert second.metric("skg_turn_gaps_total") == 0
     wait_states(second, expected_states, timeout=60)
 
 

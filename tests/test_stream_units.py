@@ -47,10 +47,21 @@ def test_metrics_are_preinitialised_and_gauges_add_up() -> None:
     assert registry.get_sample_value("skg_active_conversations") == 1
 
 
-def test_local_transport_overrides_fetch_wait() -> None:
-    from monitor.stream.app import LocalBrokerTransport, new_faust_app
+def test_transport_choice_by_profile() -> None:
+    """Real Kafka gets the seek-safe consumer too; only the fetch wait is local-only."""
+    from monitor.stream.app import new_faust_app
+    from monitor.stream.faust_fixes import (
+        DurableTable,
+        LocalBrokerTransport,
+        MonitorTransport,
+        SeekSafeConsumer,
+    )
 
     app = new_faust_app(StreamSettings(local_broker_profile=True))
     assert isinstance(app.transport, LocalBrokerTransport)
     plain = new_faust_app(StreamSettings(local_broker_profile=False))
+    assert isinstance(plain.transport, MonitorTransport)
     assert not isinstance(plain.transport, LocalBrokerTransport)
+    for transport in (app.transport, plain.transport):
+        assert issubclass(transport.Consumer, SeekSafeConsumer)
+    assert plain.conf.Table is DurableTable

@@ -30,11 +30,10 @@ import time
 import weakref
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 import faust
 from faust.streams import _current_event
-from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread, Consumer, Transport
 from faust.types import EventT
 from faust.web import Request, Response, View
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -43,40 +42,21 @@ from monitor import __version__
 from monitor.contracts import DeadLetter, TurnEvent, content_id, dump_record
 from monitor.engine import ConversationState, Engine, TurnOutcome, duplicates_of
 from monitor.inputs import InputError, parse_event_bytes
+from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.metrics import ActiveConversations, Metrics
-from monitor.stream.settings import LOCAL_FETCH_MAX_WAIT_MS, StreamSettings, faust_profile_kwargs
+from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
 
 
-# --- local broker profile: the consumer fetch wait ----------------------------------------
-class _ShortFetchConsumerThread(AIOKafkaConsumerThread):
-    """Faust hard-codes fetch_max_wait_ms=1500 when it builds the worker consumer."""
-
-    def _create_worker_consumer(self, transport: Transport) -> Any:
-        consumer = super()._create_worker_consumer(transport)
-        consumer._fetch_max_wait_ms = LOCAL_FETCH_MAX_WAIT_MS
-        return consumer
-
-
-class _ShortFetchConsumer(Consumer):
-    def _new_consumer_thread(self) -> AIOKafkaConsumerThread:
-        return _ShortFetchConsumerThread(self, loop=self.loop, beacon=self.beacon)
-
-
-class LocalBrokerTransport(Transport):
-    Consumer = _ShortFetchConsumer
-
-
 class MonitorApp(faust.App):
-    """faust.App that uses LocalBrokerTransport under the local broker profile."""
+    """faust.App on the transport of `monitor.stream.faust_fixes` (local profile or not)."""
 
     local_broker: bool = False
 
     def _new_transport(self) -> Any:
-        if self.local_broker:
-            return LocalBrokerTransport(self.conf.broker_consumer, self)
-        return super()._new_transport()
+        transport = LocalBrokerTransport if self.local_broker else MonitorTransport
+        return transport(self.conf.broker_consumer, self)
 
 
 def new_faust_app(settings: StreamSettings, app_id: str | None = None,
@@ -94,6 +74,7 @@ def new_faust_app(settings: StreamSettings, app_id: str | None = None,
         consumer_auto_offset_reset="earliest",
         producer_max_request_size=max(1_048_576, settings.max_message_bytes * 4),
         consumer_max_fetch_size=max(4 * 1_048_576, settings.max_message_bytes * 4),
+        Table=DurableTable,
     )
     if settings.web_host:
         kwargs["web_host"] = settings.web_host
@@ -158,8 +139,9 @@ class Monitor:
         self.alerts = raw_topic(settings.topic_alerts)
         self.dead_letters = raw_topic(settings.topic_dead_letter)
         # key_type/value_type bytes select the "raw" codec for the table and its changelog
-        self.table = app.Table(settings.table_name, default=None, key_type=bytes,
-                               value_type=bytes, partitions=settings.partitions)
+        self.table = cast(DurableTable, app.Table(
+            settings.table_name, default=None, key_type=bytes, value_type=bytes,
+            partitions=settings.partitions))
         self._wire()
 
     # --- wiring ---------------------------------------------------------------------------
@@ -270,6 +252,8 @@ class Monitor:
             self.active.touch(cid, event.message.partition, state.trend.level,
                               state.trend.slope(self.engine.config.trend_min_turns),
                               state.last_trend == "DEGRADING")
+        # the batch is acknowledged when this returns: its state must be on the changelog
+        await self.table.confirm_changelog()
 
     async def process_one_by_one(
         self, todo: list[tuple[EventT, TurnEvent]], states: dict[str, ConversationState]

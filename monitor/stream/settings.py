@@ -75,7 +75,7 @@ def faust_profile_kwargs(settings: StreamSettings) -> dict[str, Any]:
       * at_least_once, as tansu has no transactions / idempotent producer;
       * a short consumer fetch_max_wait_ms: Faust hard-codes 1500 ms in
         `AIOKafkaConsumerThread._create_worker_consumer`; `monitor.stream.app` swaps in a
-        transport whose consumer thread overrides it (see `LocalBrokerTransport`).
+        transport whose consumer thread overrides it (`faust_fixes.LocalBrokerTransport`).
     Topics are always created explicitly (`monitor.stream.admin.ensure_topics`).
     """
     kwargs: dict[str, Any] = {"processing_guarantee": "at_least_once"}

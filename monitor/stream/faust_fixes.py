@@ -1,0 +1,111 @@
+"""Two faust-streaming 0.15 behaviours that can lose a turn, and their fixes.
+
+Both were found by the crash test (SIGKILL a worker mid-replay, restart it): in about one
+run of three a turn was never scored.
+
+1. **Records delivered while the consumer seeks.** At start-up the consumer's flow is
+   active before the first assignment (only a revocation of a non-empty assignment stops
+   it), so when table recovery ends with `resume_partitions(...)` then
+   `await perform_seek()`, the fetcher keeps delivering input records into the stream's
+   queue while the seek to the committed offsets is in flight. The next
+   `flow_control.resume()` clears those queues (they are `clear_on_resume`), and the
+   fetcher, whose read offset the seek has just reset, continues from its old position:
+   it sees a jump, records it as a "gap" and treats the gap as acknowledged. The cleared
+   records are never processed and their offsets are committed. `SeekSafeConsumer`
+   stops the flow and waits until no fetched batch is being delivered before it seeks, so
+   every record after the committed offset is fetched again (duplicates are then skipped
+   by the engine's idempotence).
+
+2. **Offsets committed before the changelog is written.** `ProducerBuffer.flush` gives up
+   after 0.1 s without a sent message, and a message taken off the buffer may not yet be
+   in aiokafka's accumulator when the commit flushes that, so an input offset can be
+   committed while the state change it produced is still in the worker's memory.
+   `DurableTable` hands out the changelog futures so the agent awaits them before the
+   batch is acknowledged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import faust
+from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread, Consumer, Transport
+from faust.types import TP, FutureMessage, Message
+
+from monitor.stream.settings import LOCAL_FETCH_MAX_WAIT_MS
+
+
+class SeekSafeConsumer(Consumer):
+    """A consumer whose seek to the committed offsets never races a delivery (fix 1)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._not_delivering = asyncio.Event()
+        self._not_delivering.set()
+        super().__init__(*args, **kwargs)
+
+    async def getmany(self, timeout: float) -> AsyncIterator[tuple[TP, Message]]:
+        # Faust yields a fetched batch record by record, without awaiting between the
+        # fetch and the first yield: "delivering" is exactly from the first yield until the
+        # fetcher asks for the record after the last one (it has then stored its read
+        # offset for every record it was given).
+        try:
+            async for tp_message in super().getmany(timeout):
+                self._not_delivering.clear()
+                yield tp_message
+        finally:
+            self._not_delivering.set()
+
+    async def perform_seek(self) -> None:
+        # Every caller resumes the flow after the seek (recovery's _resume_streams), or
+        # calls from getmany while the flow is already stopped (nothing is being delivered
+        # then, so this does not wait on itself).
+        self.stop_flow()
+        await self._not_delivering.wait()
+        await super().perform_seek()
+
+
+class _ShortFetchConsumerThread(AIOKafkaConsumerThread):
+    """Faust hard-codes fetch_max_wait_ms=1500 when it builds the worker consumer."""
+
+    def _create_worker_consumer(self, transport: Transport) -> Any:
+        consumer = super()._create_worker_consumer(transport)
+        consumer._fetch_max_wait_ms = LOCAL_FETCH_MAX_WAIT_MS
+        return consumer
+
+
+class _LocalBrokerConsumer(SeekSafeConsumer):
+    def _new_consumer_thread(self) -> AIOKafkaConsumerThread:
+        return _ShortFetchConsumerThread(self, loop=self.loop, beacon=self.beacon)
+
+
+class MonitorTransport(Transport):
+    """The aiokafka transport with `SeekSafeConsumer`, for any broker."""
+
+    Consumer = SeekSafeConsumer
+
+
+class LocalBrokerTransport(MonitorTransport):
+    """`MonitorTransport` plus the local (tansu) broker profile's short fetch wait."""
+
+    Consumer = _LocalBrokerConsumer
+
+
+class DurableTable(faust.Table):
+    """A table whose changelog writes can be awaited (fix 2)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._unconfirmed: list[FutureMessage] = []
+        super().__init__(*args, **kwargs)
+
+    def send_changelog(self, *args: Any, **kwargs: Any) -> FutureMessage:
+        fut = super().send_changelog(*args, **kwargs)
+        self._unconfirmed.append(fut)
+        return fut
+
+    async def confirm_changelog(self) -> None:
+        """Wait until the broker has acknowledged every changelog write made so far."""
+        pending, self._unconfirmed = self._unconfirmed, []
+        if pending:
+            await asyncio.gather(*pending)
