@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import signal
 import threading
 import time
@@ -218,6 +219,45 @@ def test_crash_and_restart_keeps_exactly_one_score(broker: str, workers: list[Wo
     # the workload has no gaps in turn_index: a gap would mean a skipped input record
     assert second.metric("skg_turn_gaps_total") == 0
     wait_states(second, expected_states, timeout=60)
+
+
+def test_restart_with_a_backlog_and_a_slow_seek_loses_nothing(
+        broker: str, workers: list[WorkerProcess], tmp_path: Path) -> None:
+    """Regression test for the lost-turn race (see monitor.stream.faust_fixes).
+
+    A worker is replaced by one on a fresh data directory (a pod rescheduled elsewhere)
+    while a backlog waits: the new worker restores the table from the changelog, which
+    starts faust's fetcher before the seek to the committed offsets, and that seek is made
+    slow (fault injection in tests/faults) so the fetcher has time to deliver backlog
+    records while it is in flight. Every turn must still be scored, and no conversation
+    may show a gap in turn_index.
+    """
+    events = generate_workload(60, 20, seed=13)  # 1,200 turns, 600 assistant
+    assistant = [e for e in events if e.role == "assistant"]
+    first_part = [e for e in events if e.turn_index < 6]
+    backlog = [e for e in events if e.turn_index >= 6]
+    first = WorkerProcess(broker, tmp_path / "data", tmp_path / "first.log").start()
+    workers.append(first)
+    first.wait_ready()
+    replay(broker, _lines(first_part))
+    wait_for_scores(broker, sum(e.role == "assistant" for e in first_part), timeout=120,
+                    worker=first)
+    time.sleep(4.0)  # let the worker commit its offsets (every 2.8 s)
+    first.kill(signal.SIGTERM)
+    replay(broker, _lines(backlog))
+
+    faults = {"PYTHONPATH": os.pathsep.join([str(ROOT / "tests" / "faults"),
+                                             os.environ.get("PYTHONPATH", "")]),
+              "SKG_TEST_SEEK_DELAY_S": "1.5"}
+    second = WorkerProcess(broker, tmp_path / "data2", tmp_path / "second.log",
+                           extra_env=faults).start()
+    workers.append(second)
+    second.wait_ready()
+    scores = wait_for_scores(broker, len(assistant), timeout=180, worker=second)
+    scored = {(r["conversation_id"], r["turn_index"]) for r in scores}
+    missing = {(e.conversation_id, e.turn_index) for e in assistant} - scored
+    assert not missing, f"{len(missing)} turns never scored, e.g. {sorted(missing)[:5]}"
+    assert second.metric("skg_turn_gaps_total") == 0
 
 
 def test_two_workers_split_partitions_and_take_over(broker: str, workers: list[WorkerProcess],

@@ -1,0 +1,25 @@
+"""Fault injection for worker subprocesses in tests (on PYTHONPATH only when a test asks).
+
+SKG_TEST_SEEK_DELAY_S: make every seek to the committed offsets that many seconds slower,
+before the seek reaches the broker and again after it returns. On a real broker this
+widens both windows in which faust-streaming's fetcher can deliver records while a
+restarted worker seeks (see `monitor.stream.faust_fixes`), so the regression test does
+not depend on luck.
+"""
+
+import asyncio
+import os
+
+_delay = float(os.environ.get("SKG_TEST_SEEK_DELAY_S", "0") or 0)
+if _delay > 0:
+    from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread
+
+    _seek_to_committed = AIOKafkaConsumerThread.seek_to_committed
+
+    async def _slow_seek_to_committed(self):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(_delay)
+        offsets = await _seek_to_committed(self)
+        await asyncio.sleep(_delay)
+        return offsets
+
+    AIOKafkaConsumerThread.seek_to_committed = _slow_seek_to_committed  # type: ignore[method-assign]
