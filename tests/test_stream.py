@@ -186,6 +186,36 @@ def test_poison_messages_are_dead_lettered(broker: str, workers: list[WorkerProc
     assert worker.proc is not None and worker.proc.poll() is None
 
 
+def _faults(**env: str) -> dict[str, str]:
+    """Worker environment that loads tests/faults/sitecustomize.py with these settings."""
+    path = os.pathsep.join([str(ROOT / "tests" / "faults"), os.environ.get("PYTHONPATH", "")])
+    return {"PYTHONPATH": path, **env}
+
+
+def test_engine_failure_dead_letters_only_that_turn(broker: str, workers: list[WorkerProcess],
+                                                    tmp_path: Path) -> None:
+    marker = "ENGINE-FAULT-MARKER"
+    events = generate_workload(3, 8, seed=17)
+    bad = next(e for e in events if e.role == "assistant" and e.turn_index == 3)
+    events = [e.model_copy(update={"text": f"{e.text} {marker}"}) if e is bad else e
+              for e in events]
+    worker = WorkerProcess(broker, tmp_path / "data", tmp_path / "worker.log",
+                           extra_env=_faults(SKG_TEST_ENGINE_FAIL_ON=marker)).start()
+    workers.append(worker)
+    worker.wait_ready()
+    replay(broker, _lines(events))
+
+    others = [e for e in events if e.role == "assistant" and e.text != f"{bad.text} {marker}"]
+    scores = wait_for_scores(broker, len(others), timeout=90, worker=worker)
+    scored = {(r["conversation_id"], r["turn_index"]) for r in scores}
+    assert scored == {(e.conversation_id, e.turn_index) for e in others}
+    letters = consume(broker, "skg.dead-letter", until_idle=1.0)
+    assert [d["reason"] for d in letters] == ["processing_error: RuntimeError: injected "
+                                              "engine fault"]
+    assert json.loads(base64.b64decode(letters[0]["value_b64"]))["turn_index"] == 3
+    assert worker.proc is not None and worker.proc.poll() is None
+
+
 def test_crash_and_restart_keeps_exactly_one_score(broker: str, workers: list[WorkerProcess],
                                                    tmp_path: Path, engine: Any) -> None:
     events = generate_workload(100, 20, seed=5)  # 2,000 turns, 1,000 assistant
@@ -246,11 +276,8 @@ def test_restart_with_a_backlog_and_a_slow_seek_loses_nothing(
     first.kill(signal.SIGTERM)
     replay(broker, _lines(backlog))
 
-    faults = {"PYTHONPATH": os.pathsep.join([str(ROOT / "tests" / "faults"),
-                                             os.environ.get("PYTHONPATH", "")]),
-              "SKG_TEST_SEEK_DELAY_S": "1.5"}
     second = WorkerProcess(broker, tmp_path / "data2", tmp_path / "second.log",
-                           extra_env=faults).start()
+                           extra_env=_faults(SKG_TEST_SEEK_DELAY_S="1.5")).start()
     workers.append(second)
     second.wait_ready()
     scores = wait_for_scores(broker, len(assistant), timeout=180, worker=second)

@@ -8,9 +8,10 @@ Per micro-batch (`stream.take_events`):
 3. run the engine (`Engine.process_batch`, the same function as `skg-monitor score`) in a
    one-thread executor, so the event loop keeps heartbeating while batches stay in order;
 4. produce the outputs and WAIT for the broker to acknowledge them;
-5. only then write the new states to the table (changelog);
-6. the offsets are acked after the batch; Faust's commit flushes the producer (so the
-   changelog writes of step 5 are durable) before it commits the offsets.
+5. only then write the new states to the table, and WAIT for the broker to acknowledge
+   those changelog writes (`faust_fixes.DurableTable`: Faust's own flush before a commit
+   can return early);
+6. the batch's offsets are acked when the handler returns, and committed later.
 
 Why outputs before state: a crash after 4 and before 5 leaves the old state, so the turn is
 reprocessed from the same state and yields byte-identical records with the same ids (a
@@ -208,13 +209,7 @@ class Monitor:
         if not valid:
             return
 
-        states: dict[str, ConversationState] = {}
-        for _, turn in valid:
-            cid = turn.conversation_id
-            if cid not in states:
-                raw = self.table.get(cid.encode("utf-8"))
-                if raw is not None:
-                    states[cid] = self.live.take(cid, raw)
+        states = self.load_states([t for _, t in valid])
         repeated = duplicates_of([t for _, t in valid], states)
         self.metrics.duplicates.inc(sum(repeated))
         todo = [item for item, dup in zip(valid, repeated, strict=True) if not dup]
@@ -228,6 +223,9 @@ class Monitor:
                 self.executor, self.engine.process_batch, [t for _, t in todo], states)
         except Exception:
             log.exception("engine failed on a batch; retrying its turns one by one")
+            # the failed attempt may have applied part of the batch: start again from the
+            # stored states (LiveStates gave these objects away, so they are decoded anew)
+            states = self.load_states([t for _, t in todo])
             todo, outcomes = await self.process_one_by_one(todo, states)
             if not todo:
                 return
@@ -254,6 +252,17 @@ class Monitor:
                               state.last_trend == "DEGRADING")
         # the batch is acknowledged when this returns: its state must be on the changelog
         await self.table.confirm_changelog()
+
+    def load_states(self, turns: list[TurnEvent]) -> dict[str, ConversationState]:
+        """The stored state of each conversation in `turns` (absent: never seen)."""
+        states: dict[str, ConversationState] = {}
+        for turn in turns:
+            cid = turn.conversation_id
+            if cid not in states:
+                raw = self.table.get(cid.encode("utf-8"))
+                if raw is not None:
+                    states[cid] = self.live.take(cid, raw)
+        return states
 
     async def process_one_by_one(
         self, todo: list[tuple[EventT, TurnEvent]], states: dict[str, ConversationState]
