@@ -44,6 +44,24 @@ def _spawn(cmd: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[b
     return subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_used(pids: dict[str, int], before: dict[str, float | None]) -> dict[str, float]:
+    used: dict[str, float] = {}
+    for name, pid in pids.items():
+        start, now = before.get(name), _cpu_seconds(pid)
+        if start is not None and now is not None:
+            used[name] = round(now - start, 2)
+    return used
+
+
 def _healthy(port: int) -> bool:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
@@ -54,7 +72,12 @@ def _healthy(port: int) -> bool:
 
 async def _collect(settings: StreamSettings, topic: str, expected: int, timeout: float,
                    ) -> dict[bytes, int]:
-    """key+value-derived id -> record timestamp, until `expected` records or timeout."""
+    """key+value-derived id -> record timestamp, until `expected` records or timeout.
+
+    One reader follows the topic until it has been idle for 5 s (the timestamps are the
+    records' own, so waiting costs no accuracy); it starts over only if the topic went idle
+    early. Re-reading the whole topic every second would take CPU from the worker.
+    """
     seen: dict[bytes, int] = {}
     deadline = time.monotonic() + timeout
     while len(seen) < expected and time.monotonic() < deadline:
@@ -65,7 +88,7 @@ async def _collect(settings: StreamSettings, topic: str, expected: int, timeout:
             if value is not None:
                 got.setdefault(value[:4096], ts)
 
-        await consume(settings, topic, until_idle=1.0, on_record=on_record)
+        await consume(settings, topic, until_idle=5.0, on_record=on_record)
         seen = got
         if len(seen) < expected:
             await asyncio.sleep(1.0)
@@ -145,8 +168,13 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
             if time.monotonic() > deadline or worker.poll() is not None:
                 raise RuntimeError(f"worker did not start: {(tmp / 'worker.log').read_text()}")
             time.sleep(0.5)
+        pids = {"worker": worker.pid, "broker": broker.pid}
+        cpu_before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
+        clients_before = time.process_time()
         asyncio.run(replay(settings, lines, keys=keys))
         lat, elapsed = asyncio.run(_latencies(settings, events, timeout=1800))
+        cpu = _cpu_used(pids, cpu_before)
+        cpu["bench_clients"] = round(time.process_time() - clients_before, 2)
         max_turns_per_s = len(events) / elapsed
         result["max_rate"] = {
             "assistant_turns_scored": len(lat),
@@ -155,6 +183,10 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
             "turns_per_s": round(max_turns_per_s, 1),
             "latency_p50_ms": round(_pct(lat, 0.5) * 1000, 1),
             "latency_p99_ms": round(_pct(lat, 0.99) * 1000, 1),
+            # where the machine's cores went, from the first produce to the last score
+            "cpu_seconds": cpu,
+            "assistant_turns_per_worker_cpu_s": round(len(lat) / cpu["worker"], 1)
+            if cpu.get("worker") else None,
         }
         result["monitor_over_ceiling"] = round(
             max_turns_per_s / result["ceiling"]["messages_per_s"], 4)
