@@ -88,24 +88,34 @@ class WorkerProcess:
         except ValueError:
             return status, body.decode("utf-8", errors="replace")
 
-    def partitions(self) -> list[int] | None:
+    def health(self) -> dict[str, Any] | None:
+        """The worker's /healthz body, or None while it does not answer."""
         try:
             status, body = self.get("/healthz", timeout=2.0)
         except (OSError, urllib.error.URLError):
             return None
-        return body.get("partitions") if status == 200 and isinstance(body, dict) else None
+        return body if status == 200 and isinstance(body, dict) else None
+
+    def partitions(self) -> list[int] | None:
+        health = self.health()
+        return health.get("partitions") if health else None
 
     def wait_ready(self, timeout: float = 90.0, partitions: int | None = None) -> None:
+        """Until the worker scores: assigned (`partitions` of them if given), not recovering."""
         deadline = time.monotonic() + timeout
+        health = None
         while time.monotonic() < deadline:
             assert self.proc is not None
             if self.proc.poll() is not None:
                 raise AssertionError(f"worker exited: {self.log.read_text()[-3000:]}")
-            parts = self.partitions()
-            if parts and (partitions is None or len(parts) == partitions):
+            health = self.health()
+            parts = health.get("partitions") if health else None
+            if parts and health and health.get("ready") and (
+                    partitions is None or len(parts) == partitions):
                 return
             time.sleep(0.3)
-        raise AssertionError(f"worker not ready: {self.log.read_text()[-3000:]}")
+        raise AssertionError(f"worker not ready (last /healthz {health}): "
+                             f"{self.log.read_text()[-3000:]}")
 
     def metric(self, name: str) -> float:
         status, body = self.get("/metrics")

@@ -65,7 +65,8 @@ def wait_for_scores(broker: str, expected: int, timeout: float,
         if worker is not None and worker.proc is not None and worker.proc.poll() is not None:
             raise AssertionError(f"worker died: {worker.log.read_text()[-3000:]}")
         time.sleep(1.0)
-    raise AssertionError(f"only {len({r['id'] for r in records})} of {expected} scores")
+    state = f"; worker /healthz: {worker.health()}" if worker is not None else ""
+    raise AssertionError(f"only {len({r['id'] for r in records})} of {expected} scores{state}")
 
 
 def canonical(record: dict[str, Any]) -> str:

@@ -164,7 +164,8 @@ class Monitor:
         async def healthz(web: View, request: Request) -> Response:
             return web.json({"status": "ok", "version": __version__,
                              "engine_version": self.engine.version,
-                             "partitions": sorted(self.owned_partitions() or [])})
+                             "partitions": sorted(self.owned_partitions() or []),
+                             "ready": self.ready()})
 
         @app.page("/metrics")
         async def metrics(web: View, request: Request) -> Response:
@@ -190,6 +191,18 @@ class Monitor:
         except Exception:
             return None
         return {tp.partition for tp in assignment if tp.topic == self.settings.topic_turns}
+
+    def ready(self) -> bool:
+        """Scoring: partitions assigned, no rebalance or table recovery under way, flowing.
+
+        /healthz stays 200 while a worker recovers (it is alive); `ready` tells a
+        readiness probe, a test or an operator whether turns are being scored right now.
+        """
+        try:
+            flowing = bool(getattr(self.app.consumer, "flow_active", False))
+        except Exception:  # the consumer is built lazily; not there yet = not ready
+            return False
+        return bool(self.owned_partitions()) and not self.app.rebalancing and flowing
 
     def conversation_view(self, state: ConversationState) -> dict[str, Any]:
         summary = self.engine.summary(state)
