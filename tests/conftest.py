@@ -109,9 +109,8 @@ class WorkerProcess:
             if self.proc.poll() is not None:
                 raise AssertionError(f"worker exited: {self.log.read_text()[-3000:]}")
             health = self.health()
-            parts = health.get("partitions") if health else None
-            if parts and health and health.get("ready") and (
-                    partitions is None or len(parts) == partitions):
+            parts = health.get("partitions") if health and health.get("ready") else None
+            if parts and (partitions is None or len(parts) == partitions):
                 return
             time.sleep(0.3)
         raise AssertionError(f"worker not ready (last /healthz {health}): "

@@ -206,7 +206,7 @@ def test_engine_failure_dead_letters_only_that_turn(broker: str, workers: list[W
     worker.wait_ready()
     replay(broker, _lines(events))
 
-    others = [e for e in events if e.role == "assistant" and e.text != f"{bad.text} {marker}"]
+    others = [e for e in events if e.role == "assistant" and marker not in e.text]
     scores = wait_for_scores(broker, len(others), timeout=90, worker=worker)
     scored = {(r["conversation_id"], r["turn_index"]) for r in scores}
     assert scored == {(e.conversation_id, e.turn_index) for e in others}

