@@ -211,6 +211,36 @@ def bench_pairs(
     write_result("pairs", run_pairs_bench(file, limit), output)
 
 
+@bench_app.command("real")
+def bench_real(
+    file: Annotated[Path, typer.Argument(help="mtbench101.jsonl (MT-Bench-101)")],
+    certificates: Path = Path("benchmarks/results/real-certificates.jsonl"),
+    judgements: Path = Path("benchmarks/real/judgements.jsonl"),
+    task: Annotated[list[str] | None, typer.Option(help="only these tasks")] = None,
+    limit: int = 0,
+    output: Path | None = None,
+) -> None:
+    """Pages per 100 assistant turns on real GPT-4 conversations, and judged precision."""
+    from monitor.bench.real import run_real_bench
+
+    write_result("real", run_real_bench(file, certificates, judgements,
+                                        set(task) if task else None, limit), output)
+
+
+@bench_app.command("blind")
+def bench_blind(
+    turns: Path = Path("benchmarks/probe_blind/turns.jsonl"),
+    labels: Path = Path("benchmarks/probe_blind/labels.jsonl"),
+    split: Annotated[str, typer.Option(help="test, dev or all")] = "test",
+    output: Path | None = None,
+) -> None:
+    """Precision and recall on the blind natural-style probe (report the test split)."""
+    from monitor.bench.blind import run_blind_bench
+
+    name = "blind" if split == "test" else f"blind-{split}"
+    write_result(name, run_blind_bench(turns, labels, split), output)
+
+
 def _register_commands() -> None:
     """The streaming and quality commands live beside the code they drive."""
     from monitor.quality import commands as quality_commands
