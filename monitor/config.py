@@ -84,6 +84,16 @@ class EngineConfig(BaseModel):
     page_confidence: float = 0.80
     """Certificates at or above this confidence have severity `page` and go to alerts."""
     self_correction_confidence_factor: float = 0.6
+    alignment_similarity: float = 0.45
+    """Two claims are compared only when their sentences are at least this similar (cosine
+    of their embeddings): a shared word is not enough to be about the same thing."""
+    amount_alignment: float = 0.55
+    """Two sentences' amounts are compared without a shared subject only when the
+    sentences are at least this similar and share a content word."""
+    amount_confidence: float = 0.85
+    page_alignment: float = 0.60
+    """A certificate pages only when its two sentences are this well aligned; the rest,
+    structurally weaker, are `warn`."""
 
     # --- session trend (reference 5, deliberately changed) ---
     trend_decay: float = 0.1

@@ -21,11 +21,13 @@ import re
 from dataclasses import dataclass, replace
 
 from monitor.contracts import Detector
-from monitor.engine import lexicon, quantities
+from monitor.engine import amounts, lexicon, quantities
 from monitor.engine.extract import Triple
 from monitor.engine.graph import Fact
 
 _APPROX = re.compile(r"\b(about|around|roughly|approximately|approx|nearly|almost|some|~)\b")
+_UNCOMPARED_DIMENSIONS = frozenset({"number"})
+"""A bare number ("3D", "rows 3 and 4", "Day 2") says too little about what it counts."""
 _CURRENCY_RELATIONS = frozenset({"be", "cost", "be for", "come to", "total"})
 _BASE_CONFIDENCE: dict[str, float] = {
     "negation": 0.95,
@@ -131,25 +133,31 @@ def relation_key(relation: str) -> str:
     return "when" if relation in _WHEN_RELATIONS else relation
 
 
+def _amounts_of(fact: Fact) -> list[amounts.Amount]:
+    """The fact's amounts; a hedged sentence widens its exact values."""
+    found = [a for a in amounts.amounts(fact.object_text)
+             if a.quantity.dimension not in _UNCOMPARED_DIMENSIONS]
+    if _APPROX.search(fact.sentence.lower()):
+        found = [replace(a, low=min(a.low, a.quantity.value * (1 - amounts.APPROX_TOLERANCE)),
+                         high=max(a.high, a.quantity.value * (1 + amounts.APPROX_TOLERANCE)))
+                 if a.shape == "point" else a for a in found]
+    return found
+
+
 def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
                                                  quantities.Quantity] | None:
+    """Amounts of one dimension for the same relation that cannot both hold."""
     if new.negated or old.negated or not new.object_text or not old.object_text:
         return None
-    new_q = quantities.parse_quantities(new.object_text)
-    old_q = quantities.parse_quantities(old.object_text)
-    if not new_q or not old_q:
-        return None
-    tolerance = 0.1 if (_APPROX.search(new.sentence.lower())
-                        or _APPROX.search(old.sentence.lower())) else 0.01
-    for a in new_q:
-        for b in old_q:
-            if _relation_key(new, a) != _relation_key(old, b):
+    for a in _amounts_of(new):
+        for b in _amounts_of(old):
+            if not amounts.comparable(a, b):
                 continue
-            verdict = quantities.same_value(a, b, rel_tol=tolerance)
-            if verdict is False:
-                return "numeric", a, b
-            if verdict is True:
-                return None
+            if _relation_key(new, a.quantity) != _relation_key(old, b.quantity):
+                continue
+            if amounts.incompatible(a, b):
+                return "numeric", a.quantity, b.quantity
+            return None
     return None
 
 
@@ -189,10 +197,10 @@ def check_exclusive(new: Fact, old: Fact) -> str | None:
         old.object_type == "number"
     ):
         return None
-    if quantities.parse_quantities(new.object_text) or quantities.parse_quantities(
+    if quantities.parse_quantities(new.object_text) and quantities.parse_quantities(
         old.object_text
     ):
-        return None  # numbers are the numeric detector's to judge; a year is not a place
+        return None  # two numbers are the numeric detector's to judge
     return "exclusive"
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from monitor.contracts import Modality, Role
+from monitor.engine import cues, lexicon
+from monitor.engine.markdown import Segment, segments
 
 SPEAKER_LABEL: dict[str, str] = {"user": "user", "assistant": "assistant", "system": "assistant"}
 OTHER_PARTY: dict[str, str] = {"user": "assistant", "assistant": "user", "system": "user"}
@@ -34,7 +36,8 @@ _REPORTING_VERBS = frozenset(
     {"claim", "say", "believe", "report", "allege", "suggest", "argue", "rumour", "rumor",
      "insist", "assert", "contend", "think", "feel", "hear", "read"}
 )
-_HYPOTHETICAL_MARKS = frozenset({"if", "unless", "suppose", "supposing", "assuming", "whether"})
+_HYPOTHETICAL_MARKS = frozenset({"if", "unless", "suppose", "supposing", "assuming", "whether",
+                                 "when", "whenever", "once", "until", "before", "after"})
 _HYPOTHETICAL_MODALS = frozenset({"would", "could", "might", "may"})
 _SCOPE_PREPS = frozenset({"in", "on", "during", "since", "by", "until"})
 _MONTHS = (
@@ -72,6 +75,11 @@ class Triple:
     """The polarity-bearing head (verb lemma, or adjective for copular sentences): what the
     antonym detector compares."""
     prep: str = ""
+    context: str = ""
+    """The heading the claim stood under ("day 2"): claims under different headings are
+    about different things."""
+    item: int | None = None
+    """The list item the claim came from (index within its answer), None outside lists."""
 
 
 ANAPHOR = "<anaphor>"
@@ -92,6 +100,9 @@ class Extraction:
     triples: list[Triple] = field(default_factory=list)
     sentences: list[str] = field(default_factory=list)
     focus: str | None = None
+    asserted: list[tuple[str, str]] = field(default_factory=list)
+    """(sentence, heading context) of the sentences stated as fact: not questions,
+    conditionals, templates, quotes or statements about what can be inferred."""
 
 
 class Extractor(Protocol):
@@ -167,12 +178,32 @@ def _object_text(token: Any) -> str:
         keep.append(t)
         stack.extend(c for c in t.children if c.dep_ not in _OBJECT_CUT_DEPS)
     keep.sort(key=lambda t: t.i)
-    return " ".join(t.text for t in keep if t.dep_ != "det" or t.lower_ in _NEG_DETERMINERS)
+    words = [t for t in keep if t.dep_ != "det" or t.lower_ in _NEG_DETERMINERS]
+    if not words:
+        return ""
+    # the text as written ("30-45 minutes", "£600 max"), so that numbers keep their shape
+    return str(token.doc.text[words[0].idx : words[-1].idx + len(words[-1].text)])
+
+
+def _prohibition(head: Any) -> bool:
+    """ "Landlords may not keep the deposit": a rule about an agent, not a possibility."""
+    children = list(head.children)
+    may = any(c.dep_ == "aux" and c.lower_ == "may" for c in children)
+    neg = any(c.dep_ == "neg" for c in children)
+    agent = any(c.dep_ == "nsubj" and c.pos_ in {"NOUN", "PROPN"} for c in children)
+    return may and neg and agent
 
 
 def _is_negated(head: Any) -> bool:
-    return any(c.dep_ == "neg" or c.lower_ in {"never", "neither", "nor"}
-               for c in head.children)
+    """ "not", "never", and a subject that is "neither X nor Y" or "no one"."""
+    for c in head.children:
+        if c.dep_ == "neg" or c.lower_ in {"never", "neither", "nor"}:
+            return True
+        if c.dep_ in {"nsubj", "nsubjpass"} and any(
+                g.lower_ in {"neither", "no"} and g.dep_ in {"preconj", "det"}
+                for g in c.children):
+            return True
+    return False
 
 
 class RuleExtractor:
@@ -187,23 +218,46 @@ class RuleExtractor:
         self._lock = threading.Lock()
 
     def extract(self, items: Sequence[Utterance]) -> list[Extraction]:
+        """Markdown structure first (units of prose), then the parse of each unit."""
+        units = [segments(u.text) for u in items]
+        flat = [seg.text for segs in units for seg in segs]
         with self._lock:
-            docs = list(self._nlp.pipe([u.text for u in items], batch_size=64))
-        return [self._from_doc(doc, item) for doc, item in zip(docs, items, strict=True)]
+            docs = iter(list(self._nlp.pipe(flat, batch_size=64)))
+        return [self._from_segments([(seg, next(docs)) for seg in segs], item)
+                for segs, item in zip(units, items, strict=True)]
 
     # --- per document -------------------------------------------------------------
-    def _from_doc(self, doc: Any, utt: Utterance) -> Extraction:
+    def _from_segments(self, parsed: list[tuple[Segment, Any]], utt: Utterance) -> Extraction:
         result = Extraction()
-        for sent in doc.sents:
-            text = sent.text.strip()
-            if not text:
-                continue
-            result.sentences.append(text)
-            sentence_modality: Modality = "question" if text.endswith("?") else "asserted"
-            first = sent[0].lower_
-            if sentence_modality == "asserted" and first in _WH_WORDS and sent.root.pos_ == "AUX":
-                sentence_modality = "question"
-            self._clause(sent.root, None, sentence_modality, text, utt, result, 1.0)
+        for segment, doc in parsed:
+            scope = " / ".join(p for p in (segment.context, segment.label) if p)
+            for sent in doc.sents:
+                text = sent.text.strip()
+                if not text:
+                    continue
+                result.sentences.append(text)
+                if cues.is_template(text):
+                    continue  # "[Your Name]": a form to fill in, not a claim
+                sentence_modality: Modality = "question" if text.endswith("?") else "asserted"
+                first = sent[0].lower_
+                if sentence_modality == "asserted" and first in _WH_WORDS and (
+                        sent.root.pos_ == "AUX"):
+                    sentence_modality = "question"
+                if sentence_modality == "asserted" and (
+                        segment.kind == "quote" or cues.is_epistemic(text.lower())):
+                    sentence_modality = "reported"
+                if sentence_modality == "asserted" and cues.opens_conditional(text):
+                    sentence_modality = "hypothetical"
+                if sentence_modality == "asserted" and lexicon.modality_cue(text.lower()) not in {
+                        "hypothetical", "reported"}:
+                    result.asserted.append((text, scope))
+                start = len(result.triples)
+                self._clause(sent.root, None, sentence_modality, text, utt, result, 1.0)
+                self._measured_nouns(sent, sentence_modality, text, utt, result)
+                result.triples[start:] = [
+                    replace(t, context=scope, item=segment.item)
+                    for t in result.triples[start:]
+                ]
         return result
 
     def _clause(
@@ -228,7 +282,10 @@ class RuleExtractor:
         if marks & _HYPOTHETICAL_MARKS or conditional_child:
             # both the condition and its consequence ("if it rains, it is closed")
             own_modality = "hypothetical"
-        if any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL_MODALS for c in children):
+        possibility = any(c.dep_ == "aux" and c.lower_ == "can" for c in children) and not (
+            _is_negated(head))  # "X can cause Y" is a possibility; "cannot" is a denial
+        if (possibility or any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL_MODALS
+                               for c in children)) and not _prohibition(head):
             own_modality = "hypothetical" if own_modality == "asserted" else own_modality
         if head.dep_ == "ccomp" and head.head.lemma_ in _REPORTING_VERBS:
             reporter = [c for c in head.head.children if c.dep_ == "nsubj"]
@@ -256,6 +313,33 @@ class RuleExtractor:
                 inherited: Modality = "reported" if own_modality == "reported" else modality
                 self._clause(child, None, inherited, sentence, utt, out, importance * 0.7)
 
+    def _measured_nouns(
+        self, sent: Any, modality: Modality, sentence: str, utt: Utterance, out: Extraction
+    ) -> None:
+        """Attribute-value facts from noun phrases: "your budget of around £1,000"."""
+        focus = out.focus
+        for token in sent:
+            if token.pos_ != "NOUN" or token.dep_ in {"nsubj", "nsubjpass"}:
+                continue
+            for prep in token.children:
+                if prep.dep_ != "prep" or prep.lower_ != "of":
+                    continue
+                pobj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+                if pobj is None or not any(t.pos_ == "NUM" for t in pobj.subtree):
+                    continue
+                subject = self._resolve(token, utt, out)
+                if subject is None:
+                    continue
+                out.triples.append(Triple(
+                    subject=subject[0].split(" of ")[0], relation="be", object=_label_of(pobj),
+                    negated=False,
+                    modality=modality, speaker=utt.speaker, turn_index=utt.turn_index,
+                    sentence=sentence, object_text=_object_text(pobj),
+                    subject_type=subject[1], object_type="number", predicate="be",
+                    time_scope=_time_scope(token),
+                ))
+        out.focus = focus  # a measured noun in passing is not what "it" refers to next
+
     def _subject(self, head: Any, utt: Utterance, out: Extraction) -> tuple[str, str] | None:
         for child in head.children:
             if child.dep_ in {"nsubj", "nsubjpass"}:
@@ -270,7 +354,8 @@ class RuleExtractor:
         if lower in _SECOND_PERSON:
             return OTHER_PARTY[utt.speaker], "person"
         if lower in _ANAPHORS:
-            return (out.focus, "concept") if out.focus else (ANAPHOR, "concept")
+            # resolved from the focus, a guess: marked so that no certificate rests on it
+            return (out.focus, "anaphor") if out.focus else (ANAPHOR, "anaphor")
         if lower in _VAGUE_SUBJECTS or token.pos_ == "PRON":
             return None
         label = _label_of(token)

@@ -47,6 +47,10 @@ class Fact:
     superseded_at: int | None = None
     quarantined: bool = False
     object_type: str = "concept"
+    context: str = ""
+    item: int | None = None
+    resolved: bool = False
+    """The subject was a pronoun ("it is closed"), resolved by a guess."""
 
     @classmethod
     def from_triple(cls, triple: Triple, subject: str, obj: str) -> Fact:
@@ -56,7 +60,8 @@ class Fact:
             modality=triple.modality, speaker=triple.speaker, turn=triple.turn_index,
             sentence=triple.sentence[:240], predicate=triple.predicate, prep=triple.prep,
             time_scope=triple.time_scope, importance=triple.importance,
-            object_type=triple.object_type,
+            object_type=triple.object_type, context=triple.context, item=triple.item,
+            resolved=triple.subject_type == "anaphor",
         )
 
 

@@ -22,6 +22,7 @@ from monitor.contracts import (
     Claim,
     ConflictAlert,
     ContradictionCertificate,
+    Detector,
     GateFlags,
     SessionSummary,
     TrendAlert,
@@ -29,10 +30,10 @@ from monitor.contracts import (
     TurnScore,
     content_id,
 )
-from monitor.engine import contradiction, lexicon, quantities
+from monitor.engine import aligned, amounts, contradiction, cues, lexicon, quantities
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
-from monitor.engine.graph import Fact
+from monitor.engine.graph import Fact, head_word, may_merge
 from monitor.engine.signals import clip01, fuse, graph_anchoring, local_relevance, regime_of
 from monitor.engine.state import ConversationState
 from monitor.quality import conflict as quality_conflict
@@ -176,6 +177,9 @@ class Engine:
         state.turns += 1
 
         facts = self._canonical_facts(state, extraction)
+        if event.role == "assistant" and cues.is_creative_request(state.prompt_text()):
+            # a story, a role or a draft the user asked for: a character's words
+            facts = [replace(f, modality="composed") for f in facts]
         if extraction.focus:
             state.focus = extraction.focus
 
@@ -185,7 +189,9 @@ class Engine:
             if event.role == "user":
                 facts = facts + self._apply_revision(state, event, facts)
                 state.push_prompt(event.text)
+                state.add_user_topics(event.turn_index, _told_afresh(extraction.sentences))
             self._insert(state, facts, event.turn_index, quarantine=set())
+            self._remember_statements(state, event, extraction)
             outcome = TurnOutcome(event=event)
         outcome.gap = gap
         state.graph.compact(self.config.max_nodes, self.config.max_fact_edges,
@@ -358,8 +364,13 @@ class Engine:
 
         # contradictions, before the new claims join the history
         findings = self._findings(state, facts, turn)
-        certified = {i for i, _ in findings}
-        certificates = [self._certificate(event, f) for _, f in findings]
+        pairs = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
+        findings += [f for f in self._amount_findings(state, event, extraction, facts)
+                     if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
+        findings = [f for f in findings if state.certify(_conflict_key(f[1]))]
+        self._remember_statements(state, event, extraction, facts)
+        certified = {i for i, _, _ in findings}
+        certificates = [self._certificate(event, f, a) for _, f, a in findings]
 
         # graph anchoring of this turn's new nodes
         older = {n for n, d in state.graph.g.nodes(data=True) if not d["quarantined"]}
@@ -471,18 +482,29 @@ class Engine:
 
     def _findings(
         self, state: ConversationState, facts: list[Fact], turn: int
-    ) -> list[tuple[int, contradiction.Finding]]:
-        """Best finding per (new claim, earlier turn), through the subject index."""
-        found: dict[tuple[str, int], tuple[int, contradiction.Finding]] = {}
+    ) -> list[tuple[int, contradiction.Finding, float]]:
+        """Best finding per distinct pair of sentences, each with its alignment.
+
+        Candidates come through the graph (facts on the same subject node, and on nodes
+        with the same head word), and a pair is only judged when the two sentences are
+        aligned: about the same thing (embedding similarity), under the same heading, not
+        one sentence and its own copy, and with no user turn between them that told
+        something new about what they mention (the situation may have changed).
+        """
+        found: dict[tuple[str, str], tuple[int, contradiction.Finding, float]] = {}
         for i, fact in enumerate(facts):
-            if fact.speaker != "assistant":
+            if fact.speaker != "assistant" or fact.modality != "asserted":
                 continue
-            for _, old in state.graph.facts_about(fact.subject):
-                if old.turn >= turn:
-                    continue
+            for old in self._candidates(state, fact, turn):
                 finding = contradiction.compare(fact, old)
                 if finding is None:
                     continue
+                alignment = self._alignment(state, fact, old, turn)
+                if alignment is None:
+                    continue
+                if any(_user_gave_amount(state, old.turn, turn, a)
+                       for a in aligned.measured(fact.object_text)):
+                    continue  # the user gave a new value of this kind in between
                 if lexicon.is_self_correction(fact.sentence):
                     finding = replace(
                         finding, detector="self_correction",
@@ -491,19 +513,116 @@ class Engine:
                     )
                 if finding.confidence < self.config.certificate_confidence_floor:
                     continue
-                key = (fact.sentence, old.turn)
+                key = (fact.sentence, old.sentence)
                 best = found.get(key)
                 if best is None or finding.confidence > best[1].confidence:
-                    found[key] = (i, finding)
+                    found[key] = (i, finding, alignment)
             for finding in _reverted_values(state, fact):
-                found.setdefault((fact.sentence, finding.prior.turn), (i, finding))
-        return sorted(found.values(), key=lambda kv: (kv[1].prior.turn, kv[0]))
+                found.setdefault((fact.sentence, finding.prior.sentence), (i, finding, 1.0))
+        return sorted(found.values(), key=lambda kv: (kv[1].prior.turn, kv[0],
+                                                       kv[1].prior.sentence))
+
+    def _remember_statements(self, state: ConversationState, event: TurnEvent,
+                             extraction: Extraction, facts: list[Fact] | None = None) -> None:
+        if facts and all(f.modality == "composed" for f in facts):
+            return
+        rows: list[tuple[int, str, str, str]] = [
+            (event.turn_index, event.role, sentence[:240], context)
+            for sentence, context in extraction.asserted if aligned.measured(sentence)]
+        if event.role == "user":  # a question can still give a new value ("what if 8?")
+            said = {row[2] for row in rows}
+            rows += [(event.turn_index, "user-question", sentence[:240], "")
+                     for sentence in extraction.sentences
+                     if sentence[:240] not in said and aligned.measured(sentence)]
+        state.add_statements(rows)
+
+    def _amount_findings(
+        self, state: ConversationState, event: TurnEvent, extraction: Extraction,
+        facts: list[Fact],
+    ) -> list[tuple[int, contradiction.Finding, float]]:
+        """Amounts that clash between aligned sentences (see `engine.aligned`)."""
+        if facts and all(f.modality == "composed" for f in facts):
+            return []
+        turn = event.turn_index
+        found: list[tuple[int, contradiction.Finding, float]] = []
+        for sentence, context in extraction.asserted:
+            sentence = sentence[:240]
+            if not aligned.measured(sentence):
+                continue
+            for old_turn, speaker, old_sentence, old_context in state.statements:
+                if old_turn >= turn or speaker == "user-question":
+                    continue
+                if aligned.names_differ(sentence, old_sentence) or aligned.other_one(
+                        sentence, old_sentence):
+                    continue  # "the previous generation", "Harman Kardon" vs none
+                shared = aligned.shared_words(sentence, old_sentence)
+                if not shared:
+                    continue
+                clash = aligned.amount_conflict(
+                    sentence, old_sentence, 1 if speaker == "user" else 2)
+                if clash is None or _user_gave_amount(state, old_turn, turn, clash[0]):
+                    continue
+                if cues.adds_to(aligned.phrase(sentence, clash[0])):
+                    continue  # "bring one more 1 L bottle": an addition, not a restatement
+                new = _statement_fact(sentence, context, "assistant", turn, clash[0], shared)
+                old = _statement_fact(old_sentence, old_context, speaker, old_turn, clash[1],
+                                      shared)
+                alignment = self._alignment(state, new, old, turn)
+                if alignment is None or alignment < self.config.amount_alignment:
+                    continue
+                detector: Detector = "user_fact" if speaker == "user" else "numeric"
+                bound = clash[1].shape in {"upper", "lower"}
+                confidence = self.config.amount_confidence * (1.0 if bound else 0.8)
+                found.append((-1, contradiction.Finding(
+                    detector, confidence, new, old,
+                    f"{clash[0].surface} vs {clash[1].surface}"), alignment))
+        return found
+
+    def _candidates(self, state: ConversationState, fact: Fact, turn: int) -> list[Fact]:
+        """Earlier facts about the same thing: the same node, or a node of the same head."""
+        graph = state.graph
+        head = head_word(fact.subject)
+        nodes = [fact.subject] + [n for n in graph.labels()
+                                  if n != fact.subject and head_word(n) == head
+                                  and may_merge(fact.subject, n)]
+        return [old for node in nodes for _, old in graph.facts_about(node)
+                if old.turn < turn]
+
+    def _alignment(
+        self, state: ConversationState, new: Fact, old: Fact, turn: int
+    ) -> float | None:
+        """Cosine of the two sentences when they may be compared at all, else None."""
+        if new.resolved or old.resolved:
+            return None  # a pronoun's referent is a guess; no page rests on a guess
+        a, b = _normal(new.sentence), _normal(old.sentence)
+        if a == b or a in b or b in a:
+            return None  # one statement and its own copy (or a piece of it)
+        if new.context and old.context and new.context != old.context:
+            return None  # "Day 1" and "Day 2" items are about different days
+        if new.relation != "amount" and cues.describes_new_state(new.sentence):
+            return None  # "you have two books now": the situation moved on
+        values = f"{new.object_text} {old.object_text} {new.object} {old.object}"
+        if _measures(new) and aligned.different_names(new.sentence, old.sentence, values):
+            return None  # "light from the Moon" / "light from the Sun"
+        shared = cues.content_words(new.sentence) & cues.content_words(old.sentence)
+        if state.changed_between(old.turn, turn, shared):
+            return None  # the user told something new about what both sentences share
+        similarity = float(self._vec(new.sentence) @ self._vec(old.sentence))
+        if _owned_by_user(new) and _owned_by_user(old) and new.subject == old.subject:
+            # "my car is a Corolla" / "your car is a Civic": the same slot by construction
+            return max(similarity, self.config.page_alignment)
+        if similarity < self.config.alignment_similarity:
+            return None
+        return similarity
 
     def _certificate(
-        self, event: TurnEvent, finding: contradiction.Finding
+        self, event: TurnEvent, finding: contradiction.Finding, alignment: float
     ) -> ContradictionCertificate:
         claim, prior = _claim(finding.claim), _claim(finding.prior)
         confidence = _r(finding.confidence)
+        page = (confidence >= self.config.page_confidence
+                and alignment >= self.config.page_alignment
+                and finding.detector in _PAGING_DETECTORS)
         return ContradictionCertificate(
             id=content_id("certificate", event.conversation_id, event.turn_index,
                           prior.turn_index, finding.detector, claim.sentence, prior.sentence),
@@ -514,7 +633,7 @@ class Engine:
             prior=prior,
             detector=finding.detector,
             confidence=confidence,
-            severity="page" if confidence >= self.config.page_confidence else "warn",
+            severity="page" if page else "warn",
             explanation=contradiction.explain(finding),
             engine_version=self.version,
         )
@@ -524,6 +643,68 @@ class Engine:
         """A failed turn's new nodes may not anchor later turns."""
         for label in new_nodes:
             state.graph.g.nodes[label]["quarantined"] = True
+
+
+_PAGING_DETECTORS = frozenset({"negation", "numeric", "exclusive", "user_fact", "antonym"})
+_PERSONS = frozenset({"user", "assistant"})
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def _normal(sentence: str) -> str:
+    return _NON_WORD.sub(" ", sentence.lower()).strip()
+
+
+_MAX_TOLD_WORDS = 60
+
+
+def _told_afresh(sentences: list[str]) -> list[str]:
+    """The words of what a user turn tells (statements) or asks about as changed."""
+    words: set[str] = set()
+    for sentence in sentences:
+        if cues.plans_or_requests(sentence):
+            continue
+        if not sentence.rstrip().endswith("?") or cues.narrates_change(sentence):
+            words |= cues.content_words(sentence)
+    return sorted(words)[:_MAX_TOLD_WORDS]
+
+
+def _owned_by_user(fact: Fact) -> bool:
+    """A fact about the user or one of the user's things ("user", "user car")."""
+    return fact.subject.split(" ")[0] == "user" and fact.relation != "amount"
+
+
+def _measures(fact: Fact) -> bool:
+    return fact.relation == "amount" or bool(aligned.measured(fact.object_text))
+
+
+def _user_gave_amount(state: ConversationState, after: int, before: int,
+                      amount: amounts.Amount) -> bool:
+    """A user turn between the two gave a value of this kind: the situation changed."""
+    return any(
+        after < turn < before and speaker.startswith("user")
+        and any(amounts.comparable(amount, a) for a in aligned.measured(sentence))
+        for turn, speaker, sentence, _ in state.statements
+    )
+
+
+def _statement_fact(sentence: str, context: str, speaker: str, turn: int,
+                    amount: amounts.Amount, shared: set[str]) -> Fact:
+    """A sentence-level amount claim in the shape certificates quote."""
+    return Fact(
+        subject=" ".join(sorted(shared)[:4]), relation="amount", object=amount.surface.lower(),
+        object_text=amount.surface, negated=False, modality="asserted", speaker=speaker,
+        turn=turn, sentence=sentence, predicate="amount", prep="", time_scope=None,
+        importance=1.0, context=context,
+    )
+
+
+def _conflict_key(finding: contradiction.Finding) -> str:
+    """The same conflict restated on either side has the same key."""
+    new, old = finding.claim, finding.prior
+    values = sorted({_normal(new.object_text or new.object or new.predicate),
+                     _normal(old.object_text or old.object or old.predicate)})
+    return content_id(head_word(new.subject), contradiction.relation_key(new.relation),
+                      finding.detector, values)[:16]
 
 
 def duplicates_of(

@@ -21,11 +21,14 @@ from monitor.contracts import Trend
 from monitor.engine.graph import ConversationGraph
 from monitor.engine.trend import TrendStats
 
-STATE_VERSION = 1
+STATE_VERSION = 2
 MAX_PROMPT_CHARS = 4_000
 RECENT_SCORES = 10
 RECENT_CERTIFICATES = 10
 MAX_REVISIONS = 20
+MAX_USER_TOPICS = 30
+MAX_CERTIFIED = 200
+MAX_STATEMENTS = 60
 
 
 def _vec_out(vec: npt.NDArray[np.float32] | None) -> str | None:
@@ -64,6 +67,37 @@ class ConversationState:
     revisions: list[dict[str, Any]] = field(default_factory=list)
     """Values the user replaced ({dimension, unit, new, surface, old, turn, sentence}),
     newest last: going back to an old value is certified against the revision turn."""
+
+    user_topics: list[tuple[int, list[str]]] = field(default_factory=list)
+    """(turn, head words) of what each recent user turn told or asked afresh: an earlier
+    claim about one of those things may be out of date after it."""
+    certified: list[str] = field(default_factory=list)
+    """Keys of the conflicts already certified, oldest first: a restated side of a known
+    conflict is not certified again."""
+
+    statements: list[tuple[int, str, str, str]] = field(default_factory=list)
+    """(turn, speaker, sentence, heading) of recent asserted sentences with amounts."""
+
+    def add_statements(self, rows: list[tuple[int, str, str, str]]) -> None:
+        if rows:
+            self.statements = [*self.statements, *rows][-MAX_STATEMENTS:]
+
+    def add_user_topics(self, turn: int, heads: list[str]) -> None:
+        if heads:
+            self.user_topics = [*self.user_topics, (turn, sorted(set(heads)))][
+                -MAX_USER_TOPICS:]
+
+    def changed_between(self, after: int, before: int, heads: set[str]) -> bool:
+        """Did a user turn strictly between the two turns speak afresh about these things?"""
+        return any(after < turn < before and heads.intersection(words)
+                   for turn, words in self.user_topics)
+
+    def certify(self, key: str) -> bool:
+        """Record a conflict; False when it was certified before."""
+        if key in self.certified:
+            return False
+        self.certified = [*self.certified, key][-MAX_CERTIFIED:]
+        return True
 
     def add_revision(self, record: dict[str, Any]) -> None:
         self.revisions = [*self.revisions, record][-MAX_REVISIONS:]
@@ -104,6 +138,9 @@ class ConversationState:
             "recent_scores": self.recent_scores,
             "recent_certificates": self.recent_certificates,
             "revisions": self.revisions,
+            "user_topics": [[t, w] for t, w in self.user_topics],
+            "certified": self.certified,
+            "statements": [list(row) for row in self.statements],
         }
 
     @classmethod
@@ -130,6 +167,9 @@ class ConversationState:
             recent_scores=list(data["recent_scores"]),
             recent_certificates=list(data["recent_certificates"]),
             revisions=list(data["revisions"]),
+            user_topics=[(int(t), list(w)) for t, w in data["user_topics"]],
+            certified=list(data["certified"]),
+            statements=[(int(t), sp, se, c) for t, sp, se, c in data["statements"]],
         )
 
     def to_bytes(self) -> bytes:

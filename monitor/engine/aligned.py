@@ -1,0 +1,142 @@
+"""Amount conflicts between aligned sentences, whatever their grammatical subjects.
+
+Real assistants rarely restate a number with the same subject and verb: "the ride takes
+around 40 minutes" comes back as "it's roughly an hour and a half each way", and "£600 max
+for flights + hotel" as "with your budget of around £1,000 for flights and hotel". The
+graph's subject index misses these. Here two *sentences* are compared when they are about
+the same thing (the engine checks embedding similarity and scope) and share content words;
+their amounts then conflict when, for one dimension, every pairing of the two sentences'
+values is incompatible (see `amounts.incompatible`). Sentences that name different things
+("Hotel Alma costs £120" / "Hotel Sol costs £90") are never compared.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from monitor.engine import amounts, cues
+from monitor.engine.amounts import Amount
+
+MAX_AMOUNTS = 3
+"""A sentence listing more values than this is a list of different things."""
+_UNCOMPARED = frozenset({"number"})
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z]+\b")
+_NUMBERISH = re.compile(r"\d")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """An asserted sentence that carries amounts, remembered for later comparison."""
+
+    turn: int
+    speaker: str
+    sentence: str
+    context: str
+
+
+def measured(sentence: str) -> list[Amount]:
+    """The comparable amounts of a sentence; none for a list of values or a calculation."""
+    found = [a for a in amounts.amounts(sentence) if a.quantity.dimension not in _UNCOMPARED]
+    return found if len(found) <= MAX_AMOUNTS and not derived(sentence) else []
+
+
+def _names(sentence: str) -> set[str]:
+    return {m.group(0).lower() for m in _NAME.finditer(sentence.strip(" *-#>"))}
+
+
+_ARITHMETIC = re.compile(r"[=×÷]|\d\s*[-+*/x]\s*\d|\b(?:equals?|times|minus|plus|divided|"
+                         r"multiplied|subtract|add up|sum of)\b", re.IGNORECASE)
+_OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|next|newer|new|"
+                        r"base|standard|pro|max|mini|plus|lite)\b", re.IGNORECASE)
+
+
+def derived(sentence: str) -> bool:
+    """A worked calculation ("6 plus 5 equals 11"): its numbers are steps, not claims."""
+    return bool(_ARITHMETIC.search(sentence))
+
+
+def other_one(a: str, b: str) -> bool:
+    """One sentence is about another model, version or edition than the other."""
+    return {m.lower() for m in _OTHER_ONE.findall(a)} != {m.lower() for m in
+                                                          _OTHER_ONE.findall(b)}
+
+
+def names_differ(a: str, b: str, values: str = "") -> bool:
+    """The sentences do not name the same things (values being compared aside)."""
+    ignore = set(values.lower().split())
+    return (_names(a) - ignore) != (_names(b) - ignore)
+
+
+def different_names(a: str, b: str, values: str = "") -> bool:
+    """Each sentence names something the other does not ("Hotel Alma" / "Hotel Sol").
+
+    Names inside `values` (the two values being compared, "Lisbon" / "Madrid") are the
+    point of the comparison, not a sign of different subjects.
+    """
+    ignore = set(values.lower().split())
+    na, nb = _names(a) - ignore, _names(b) - ignore
+    return bool(na - nb) and bool(nb - na)
+
+
+def shared_words(a: str, b: str) -> set[str]:
+    """Content words both sentences use, numbers and units aside."""
+    words = cues.content_words(a) & cues.content_words(b)
+    return {w for w in words if not _NUMBERISH.search(w)}
+
+
+_STOP = re.compile(r"[,;:()\[\]|—–•]|\s-\s|\d")
+_WINDOW = 5
+
+
+def phrase(sentence: str, amount: Amount) -> str:
+    """The amount with the words of its own phrase on both sides."""
+    q = amount.quantity
+    return (_STOP.split(sentence[: q.start])[-1] + q.surface
+            + _STOP.split(sentence[q.end:])[0])
+
+
+def attribute(sentence: str, amount: Amount) -> set[str]:
+    """What an amount measures: the content words right around it, within its phrase."""
+    q = amount.quantity
+    before = _STOP.split(sentence[: q.start])[-1]
+    after = _STOP.split(sentence[q.end:])[0]
+    words = cues.ordered_content_words(before)[-_WINDOW:]
+    words += cues.ordered_content_words(after)[:_WINDOW]
+    return set(words) - cues.content_words(q.surface) - _VAGUE
+
+
+_VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maximum",
+                    "minimum", "least", "usually", "typically", "generally", "total"})
+
+
+_RATE = re.compile(
+    r"\b(?:per|a|an|each|every)\s+(day|week|month|year|hour|minute|night|person|head|"
+    r"serving|portion|lesson|session|visit|trip|way|meal|kg|km|mile|unit|item|page)\b",
+    re.IGNORECASE)
+
+
+def rate(sentence: str, amount: Amount) -> str | None:
+    """ "5 g per week", "3 meals a day": what the amount is counted against."""
+    match = _RATE.search(_STOP.split(sentence[amount.quantity.end:])[0])
+    return match.group(1).lower() if match else None
+
+
+def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Amount] | None:
+    """Two amounts of one dimension that measure the same thing and cannot both hold.
+
+    "The same thing": the words around them overlap (at least `min_shared` of them).
+    Two bounds in the same direction ("under 20-25 g" / "under about 50 g") state two
+    thresholds for one limit, so they are compared as values.
+    """
+    for a in measured(new):
+        for b in measured(old):
+            if not amounts.comparable(a, b):
+                continue
+            if len(attribute(new, a) & attribute(old, b)) < min_shared:
+                continue
+            if rate(new, a) != rate(old, b):
+                continue
+            if amounts.incompatible(*amounts.as_thresholds(a, b)):
+                return a, b
+    return None

@@ -1,0 +1,128 @@
+"""Amounts as intervals: a value, a range ("30-45 minutes") or a bound ("£600 max").
+
+Two statements about one attribute contradict when the amounts they allow cannot both be
+right. A single value is a point (widened by a tolerance when it is hedged with "about"),
+a range is its interval, and a bound is a half-line: "£600 max" and "around £1,000" are
+incompatible, "2-3 hours" and "about 2.5 hours" are not. `quantities` canonicalises each
+number and unit; this module only adds the shape of the claim around it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from monitor.engine import quantities
+from monitor.engine.quantities import Quantity
+
+_NUM = r"\d+(?:[.,]\d+)*"
+_RANGE = re.compile(
+    rf"(?:\bbetween\s+|\bfrom\s+)?(?P<a>{_NUM})\s*(?:-|–|—|to|and)\s*(?P<b>[^\s\d]{{0,3}}{_NUM})",
+    re.IGNORECASE,
+)
+_HEDGE = r"(?:\s+(?:about|around|roughly|approximately|approx\.?|~))?"
+_UPPER_BEFORE = re.compile(
+    r"\b(?:max(?:imum)?|at most|up to|no more than|not more than|under|less than|below|"
+    r"within|maximum of|cap(?:ped)? at|tops)" + _HEDGE + r"\s*$", re.IGNORECASE)
+_UPPER_AFTER = re.compile(r"^\s*(?:max(?:imum)?|at most|or less|or under|tops|or fewer)\b",
+                          re.IGNORECASE)
+_LOWER_BEFORE = re.compile(
+    r"\b(?:at least|min(?:imum)?|over|more than|above|upwards of|no less than|from)"
+    + _HEDGE + r"\s*$", re.IGNORECASE)
+_LOWER_AFTER = re.compile(r"^\s*(?:or more|at least|min(?:imum)?|plus|\+)", re.IGNORECASE)
+_APPROX = re.compile(
+    r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|ca\.|"
+    r"~|usually|typically|generally|estimated)\s*$", re.IGNORECASE)
+APPROX_TOLERANCE = 0.15
+EXACT_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class Amount:
+    """The closed interval of values a statement allows, in the quantity's canonical unit."""
+
+    low: float
+    high: float
+    quantity: Quantity
+    shape: str
+    """point | approx | range | upper | lower"""
+
+    @property
+    def surface(self) -> str:
+        return self.quantity.surface
+
+
+def _widen(value: float, tolerance: float) -> tuple[float, float]:
+    spread = abs(value) * tolerance
+    return value - spread, value + spread
+
+
+def amounts(text: str) -> list[Amount]:
+    """Every amount in a text, ranges first (their ends are not separate claims)."""
+    found: list[Amount] = []
+    taken: list[tuple[int, int]] = []
+    for match in _RANGE.finditer(text):
+        upper = quantities.parse_quantities(text[match.start("b"):])
+        if not upper or upper[0].start != 0:
+            continue
+        high_q = upper[0]
+        raw_b = quantities.parse_number(re.sub(r"^[^\d]+", "", match.group("b")))
+        raw_a = quantities.parse_number(match.group("a"))
+        if raw_a is None or raw_b is None or raw_b == 0 or high_q.dimension in {
+                "clock", "date", "year", "ordinal"}:
+            continue
+        scale = high_q.value / raw_b
+        low, high = sorted((raw_a * scale, high_q.value))
+        end = match.start("b") + high_q.end
+        found.append(Amount(low, high, high_q, "range"))
+        taken.append((match.start(), end))
+    for q in quantities.parse_quantities(text):
+        if any(a <= q.start < b for a, b in taken):
+            continue
+        before, after = text[: q.start], text[q.end:]
+        if _UPPER_BEFORE.search(before) or _UPPER_AFTER.search(after):
+            found.append(Amount(-math.inf, q.value * (1 + EXACT_TOLERANCE), q, "upper"))
+        elif _LOWER_BEFORE.search(before) or _LOWER_AFTER.search(after):
+            found.append(Amount(q.value * (1 - EXACT_TOLERANCE), math.inf, q, "lower"))
+        elif _APPROX.search(before):
+            found.append(Amount(*_widen(q.value, APPROX_TOLERANCE), q, "approx"))
+        else:
+            found.append(Amount(*_widen(q.value, EXACT_TOLERANCE), q, "point"))
+    return found
+
+
+def comparable(a: Amount, b: Amount) -> bool:
+    """Same dimension and, for counts, the same counted thing."""
+    qa, qb = a.quantity, b.quantity
+    if qa.dimension != qb.dimension:
+        return False
+    return not (qa.dimension in {"count", "ordinal"} and qa.unit != qb.unit)
+
+
+def incompatible(a: Amount, b: Amount) -> bool:
+    """Cannot both hold: disjoint intervals, or two ranges that barely touch.
+
+    Exact kinds (clock times, dates, years) keep the quantities module's own rules.
+    """
+    if a.quantity.dimension in {"clock", "date", "year", "ordinal"}:
+        return quantities.same_value(a.quantity, b.quantity) is False
+    overlap = min(a.high, b.high) - max(a.low, b.low)
+    if overlap < 0:
+        return True
+    if a.shape == "range" and b.shape == "range":
+        shorter = min(a.high - a.low, b.high - b.low)
+        return shorter > 0 and overlap <= 0.25 * shorter
+    return False
+
+
+def as_thresholds(a: Amount, b: Amount) -> tuple[Amount, Amount]:
+    """Two bounds in one direction compare by their limits; anything else unchanged."""
+    if a.shape == b.shape and a.shape in {"upper", "lower"}:
+        return _limit(a), _limit(b)
+    return a, b
+
+
+def _limit(bound: Amount) -> Amount:
+    approx = APPROX_TOLERANCE
+    return Amount(*_widen(bound.quantity.value, approx), bound.quantity, "approx")

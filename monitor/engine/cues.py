@@ -1,0 +1,91 @@
+"""Sentence-level cues read from `monitor/data/cues.toml`: is this the assistant's claim?
+
+The parse decides most of a clause's modality; these cues cover what a dependency parse
+cannot see: that the user asked for a story or an email (so the answer is composed text,
+not assertion), that a sentence is about what can be inferred rather than about the world,
+that a line is a template to fill in, and that a user turn narrates a change to the
+situation (so earlier claims about it may be out of date).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Any
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    text = (resources.files("monitor") / "data" / "cues.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _words(name: str) -> re.Pattern[str]:
+    alts = sorted((re.escape(w) for w in _data()[name]), key=len, reverse=True)
+    return re.compile(r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])", re.IGNORECASE)
+
+
+@cache
+def _pattern(name: str) -> re.Pattern[str]:
+    if name == "template_pattern":
+        return re.compile(_data()[name])
+    return _words(name)
+
+
+def is_creative_request(prompt: str) -> bool:
+    """The user asked for composed text (a story, a role, a letter, a template)."""
+    return bool(_pattern("creative_requests").search(prompt))
+
+
+def is_epistemic(sentence: str) -> bool:
+    """The sentence is about what can be known or inferred, or is a disjunction."""
+    return bool(_pattern("epistemic").search(sentence))
+
+
+def is_template(sentence: str) -> bool:
+    return bool(_pattern("template_pattern").search(sentence))
+
+
+def narrates_change(sentence: str) -> bool:
+    return bool(_pattern("state_change").search(sentence))
+
+
+def adds_to(phrase: str) -> bool:
+    return bool(_pattern("addition").search(phrase))
+
+
+def plans_or_requests(sentence: str) -> bool:
+    return bool(_pattern("plan_or_request").search(sentence))
+
+
+def describes_new_state(sentence: str) -> bool:
+    return bool(_pattern("new_state").search(sentence))
+
+
+def opens_conditional(sentence: str) -> bool:
+    """ "If ...", "When ...": the sentence as a whole is conditional or generic."""
+    match = _pattern("conditional_openers").match(sentence.lstrip(" *-\"'(“"))
+    return match is not None
+
+
+_WORD = re.compile(r"[a-z][a-z'-]+")
+
+
+def ordered_content_words(text: str) -> list[str]:
+    """Lowercased content words in order, with a crude plural fold ("flips" -> "flip")."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    words = []
+    for word in _WORD.findall(text.lower()):
+        if word in STOP_WORDS or len(word) < 3:
+            continue
+        if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+            word = word[:-1]
+        words.append(word)
+    return words
+
+
+def content_words(text: str) -> set[str]:
+    return set(ordered_content_words(text))

@@ -1,0 +1,141 @@
+"""Claim-bearing text units from a Markdown answer, by its structure (CommonMark).
+
+Real assistants answer in Markdown. Read as flat prose, list markers become numbers ("1."
+read as a value), a heading is glued onto the first item under it, a code block's
+constants become facts and a table becomes one long sentence. The structure tells what a
+unit of text is, so it is parsed with a maintained CommonMark parser (markdown-it-py)
+rather than guessed with regular expressions:
+
+* a paragraph or a list item is a unit; its inline markup is dropped and inline code is
+  removed (code is not prose), so list markers and numbering never reach the parser;
+* a heading (or a paragraph that is only bold text, "**Day 2:**") yields no claim: it is
+  the *context* of the units under it, so "Day 2" scopes its items;
+* a list item gets its own identity (`item`), so two items of one list are never one thing;
+* block quotes are marked `quoted` (somebody else's words); code blocks and tables yield no
+  units (a table's cells carry no sentence to quote in a certificate).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+SegmentKind = Literal["paragraph", "item", "quote"]
+
+_LABEL = re.compile(r"^\s*(?P<label>[^.!?:]{1,60}?)\s*:\s*$")
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One unit of prose: the text a sentence parser should see, and where it stood."""
+
+    text: str
+    kind: SegmentKind
+    context: str
+    """The nearest heading (or bold pseudo-heading) above it, lowercased; "" if none."""
+    item: int | None = None
+    """Index of the list item within the answer; None outside lists."""
+    label: str = ""
+    """A bold lead of the unit itself ("**Price:** 14 EUR" -> "price"), lowercased."""
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _inline_text(token: Any) -> tuple[str, str]:
+    """(plain text, bold lead) of an inline token: markup dropped, inline code removed."""
+    parts: list[str] = []
+    lead: list[str] = []
+    in_strong = False
+    lead_open = True
+    for child in token.children or []:
+        kind = child.type
+        if kind == "strong_open":
+            in_strong = True
+            continue
+        if kind == "strong_close":
+            in_strong = False
+            lead_open = False
+            continue
+        if kind in {"softbreak", "hardbreak"}:
+            parts.append("\n")
+            continue
+        if kind == "code_inline":
+            parts.append(" ")
+            lead_open = lead_open and not parts
+            continue
+        if kind in {"text", "html_inline"}:
+            parts.append(child.content)
+            if in_strong and lead_open:
+                lead.append(child.content)
+            elif child.content.strip() and not in_strong:
+                lead_open = False
+        elif kind == "image":
+            continue
+    return "".join(parts), "".join(lead).strip().rstrip(":").strip().lower()
+
+
+def _clean(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def segments(text: str) -> list[Segment]:
+    """The answer's prose units in reading order."""
+    tokens = _parser().parse(text)
+    out: list[Segment] = []
+    context = ""
+    item = -1
+    item_stack: list[int] = []
+    quote_depth = 0
+    table_depth = 0
+    heading = False
+    for token in tokens:
+        kind = token.type
+        if kind == "heading_open":
+            heading = True
+        elif kind == "heading_close":
+            heading = False
+        elif kind == "list_item_open":
+            item += 1
+            item_stack.append(item)
+        elif kind == "list_item_close":
+            item_stack.pop()
+        elif kind == "blockquote_open":
+            quote_depth += 1
+        elif kind == "blockquote_close":
+            quote_depth -= 1
+        elif kind == "table_open":
+            table_depth += 1
+        elif kind == "table_close":
+            table_depth -= 1
+        elif kind == "inline" and not table_depth:
+            raw, lead = _inline_text(token)
+            if heading:
+                context = _clean(raw).rstrip(":").lower()
+                continue
+            lines = [line for line in (_clean(x) for x in raw.split("\n")) if line]
+            if not lines:
+                continue
+            first = _LABEL.match(lines[0])
+            if first and not item_stack and lead and _clean(lead) == _clean(
+                first.group("label").lower()
+            ):
+                # "**Day 2:**" alone on its line is a heading in all but syntax
+                context = lead
+                lines = lines[1:]
+                lead = ""
+                if not lines:
+                    continue
+            body = " ".join(lines)
+            seg_kind: SegmentKind = "quote" if quote_depth else (
+                "item" if item_stack else "paragraph")
+            out.append(Segment(text=body, kind=seg_kind, context=context,
+                               item=item_stack[-1] if item_stack else None, label=lead))
+    return out
