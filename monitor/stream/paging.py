@@ -202,6 +202,7 @@ class _Conversation:
     posted: deque[float] = field(default_factory=deque)  # first posts in the rolling hour
     alerts: set[Fingerprint] = field(default_factory=set)
     degrading: Fingerprint | None = None
+    degrading_capped: bool = False
 
 
 @dataclass
@@ -215,9 +216,9 @@ class Decision:
 class Pager:
     """The paging state machine: outcomes and clock ticks in, alerts to post out.
 
-    State is per worker and in memory: after a restart a conversation that is still
-    DEGRADING is adopted again at its next DEGRADING score (same labels, so Alertmanager
-    sees the same alert), and a certificate alert lives on in Alertmanager until its
+    State is per worker and in memory: after a restart (or an expiry) a conversation that
+    is still DEGRADING is alerted again at its next DEGRADING score (same labels, so
+    Alertmanager sees the same alert), and a certificate alert lives on in Alertmanager until its
     `endsAt`. Conversations on partitions the worker no longer owns are forgotten without
     resolving them: the new owner carries them on, and what nobody re-posts ends at `endsAt`.
     """
@@ -238,7 +239,6 @@ class Pager:
         decision = Decision()
         for outcome in outcomes:
             cid = outcome.event.conversation_id
-            known = cid in self._conversations
             conv = self._touch(cid, now, (partitions or {}).get(cid))
             for cert in outcome.certificates:
                 if cert.severity == "page" or self.policy.warn_certificates:
@@ -247,21 +247,25 @@ class Pager:
             score = outcome.score
             if score is None:
                 continue
-            trend = next((a for a in outcome.alerts if isinstance(a, TrendAlert)), None)
-            if conv.degrading is None and trend is not None:
-                alert = degrading_alert(cid, trend.turn_index, trend.level, trend.slope,
-                                        trend.explanation, trend.severity, self.policy, now)
-                self._fire_degrading(alert, cid, conv, now, decision)
-            elif conv.degrading is None and not known and score.trend == "DEGRADING":
-                # e.g. after a restart: the crossing happened before, the state says DEGRADING
+            if score.trend != "DEGRADING":
+                if conv.degrading is not None:
+                    decision.post.append(self._resolve(conv, now))
+                conv.degrading_capped = False
+            elif conv.degrading is None and not conv.degrading_capped:
+                # the engine's TrendAlert marks the crossing; without one (this worker
+                # restarted, took the partition over, or the alert expired) the score's own
+                # trend says the conversation is still DEGRADING
+                trend = next((a for a in outcome.alerts if isinstance(a, TrendAlert)), None)
                 alert = degrading_alert(
                     cid, score.turn_index, score.level, score.slope,
+                    trend.explanation if trend is not None else
                     f"quality trend is DEGRADING at turn {score.turn_index}: level "
-                    f"{score.level:.2f}, slope {score.slope:+.3f} per turn", "warn",
-                    self.policy, now)
-                self._fire_degrading(alert, cid, conv, now, decision)
-            elif conv.degrading is not None and score.trend != "DEGRADING":
-                decision.post.append(self._resolve(conv, now))
+                    f"{score.level:.2f}, slope {score.slope:+.3f} per turn",
+                    trend.severity if trend is not None else "warn", self.policy, now)
+                if self._fire(alert, cid, conv, now, None, decision):
+                    conv.degrading = alert.fingerprint
+                else:  # over the cap: not again until it has recovered
+                    conv.degrading_capped = True
         return decision
 
     def tick(self, now: float, owned_partitions: set[int] | None = None) -> Decision:
@@ -321,11 +325,6 @@ class Pager:
         active = self._active[key] = _Active(alert, cid, hold_until, now + self.policy.repost_s)
         decision.post.append(self._renewed(active, now))
         return True
-
-    def _fire_degrading(self, alert: PostableAlert, cid: str, conv: _Conversation,
-                        now: float, decision: Decision) -> None:
-        if self._fire(alert, cid, conv, now, None, decision):
-            conv.degrading = alert.fingerprint
 
     def _resolve(self, conv: _Conversation, now: float) -> PostableAlert:
         assert conv.degrading is not None
