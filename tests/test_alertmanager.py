@@ -413,14 +413,16 @@ def _phase_b(am: AlertmanagerProcess, webhook: Webhook, broker: str, worker: Wor
 def _phase_c(am: AlertmanagerProcess, worker: WorkerProcess, broker: str,
              phases: dict[str, list[TurnEvent]], offline: dict[str, list[Any]]) -> None:
     am.stop()
-    errors_before = worker.metric("skg_alertmanager_post_errors_total")
     replay(broker, _lines(phases["C"]))
     total = sum(_assistant(events) for events in phases.values())
-    scores = wait_for_scores(broker, total, timeout=60, worker=worker)
+    scores = wait_for_scores(broker, total, timeout=60, worker=worker)  # scoring goes on
     assert len({(s["conversation_id"], s["turn_index"]) for s in scores}) == total
-    until(lambda: worker.metric("skg_alertmanager_post_errors_total") > errors_before, 30,
-          "failed posts while Alertmanager is down")
+    # the outage certificate is queued when its score is out: the next failed POST held it
+    errors_before = worker.metric("skg_alertmanager_post_errors_total")
+    until(lambda: worker.metric("skg_alertmanager_post_errors_total") >= errors_before + 2,
+          40, "failed posts while Alertmanager is down")
     assert worker.metric("skg_alertmanager_queue_alerts") >= 1
+    assert am.proc is not None and am.proc.poll() is not None  # it really was down
 
     am.start()  # same port, same storage; it remembers no alerts
     [outage] = _page(offline["C"])
