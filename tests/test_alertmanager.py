@@ -27,6 +27,7 @@ back, together with the still-active alerts the worker re-posts.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -39,15 +40,24 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
+import aiohttp
 import pytest
 import yaml
+from prometheus_client import CollectorRegistry
 
 from monitor.contracts import ContradictionCertificate, TurnEvent, TurnScore
-from monitor.stream.alertmanager import AlertQueue
+from monitor.stream.alertmanager import AlertmanagerHook, AlertmanagerMetrics, AlertQueue
 from monitor.stream.broker import free_port, stop_process
-from monitor.stream.paging import CONTRADICTION, DEGRADING, PostableAlert, conversation_label
+from monitor.stream.paging import (
+    CONTRADICTION,
+    DEGRADING,
+    PagingPolicy,
+    PostableAlert,
+    conversation_label,
+)
 from tests.conftest import WorkerProcess
 from tests.test_e2e_observability import _conversation
+from tests.test_paging import _cert, _outcome
 from tests.test_stream import replay, wait_for_scores
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,6 +167,64 @@ def test_queue_coalesces_by_identity_and_counts_what_does_not_fit() -> None:
     assert queue.peek(10) == [a2, b1]
     queue.remove([a1, b1])  # a1 was posted, but a newer a2 is waiting: a2 stays
     assert queue.peek(10) == [a2]
+
+
+def _hook(url: str, registry: CollectorRegistry, queue_size: int = 100) -> AlertmanagerHook:
+    return AlertmanagerHook(url, PagingPolicy(repost_s=1.0, ttl_s=30.0), queue_size,
+                            AlertmanagerMetrics(registry), post_timeout_s=0.5)
+
+
+def _count(registry: CollectorRegistry, name: str, **labels: str) -> float:
+    return registry.get_sample_value(name, labels) or 0.0
+
+
+def test_a_full_queue_drops_and_counts_on_the_scoring_path() -> None:
+    registry = CollectorRegistry()
+    hook = _hook("http://127.0.0.1:9", registry, queue_size=1)  # nothing listens there
+    hook.observe([_outcome("c", 5, certs=[_cert("c", 3), _cert("c", 5)])])
+    assert _count(registry, "skg_alertmanager_alerts_dropped_total", reason="queue_full") == 1
+    assert _count(registry, "skg_alertmanager_queue_alerts") == 1
+    assert _count(registry, "skg_alertmanager_active_alerts", alertname=CONTRADICTION) == 2
+
+
+class _SlowServer:
+    """Accepts POSTs and answers only after `delay` seconds (a hung Alertmanager)."""
+
+    def __init__(self, delay: float) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                time.sleep(delay)
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_hung_alertmanager_times_out_and_keeps_the_alert_queued() -> None:
+    registry = CollectorRegistry()
+    slow = _SlowServer(delay=1.5)
+    try:
+        hook = _hook(slow.url, registry)
+        hook.observe([_outcome("c", 3, certs=[_cert("c", 3)])])
+
+        async def attempt() -> bool:
+            async with aiohttp.ClientSession() as session:
+                return await hook.post(session, hook.queue.peek(10))
+
+        assert asyncio.run(attempt()) is False
+        assert _count(registry, "skg_alertmanager_post_errors_total") == 1
+        assert len(hook.queue) == 1  # kept for the retry
+    finally:
+        slow.close()
 
 
 # ------------------------------------------------------------------ real Alertmanager
@@ -290,6 +358,36 @@ def webhook() -> Iterator[Webhook]:
         yield hook
     finally:
         hook.close()
+
+
+def test_hook_posts_to_a_real_alertmanager_and_drops_what_it_refuses(
+        alertmanager_binary: str, webhook: Webhook, tmp_path: Path) -> None:
+    am = AlertmanagerProcess(alertmanager_binary, tmp_path / "am", webhook.url).start()
+    registry = CollectorRegistry()
+    hook = _hook(am.url, registry)
+    cert = _cert("c", 3)
+
+    async def scenario() -> None:
+        runner = asyncio.create_task(hook.run(lambda: None))
+        hook.observe([_outcome("c", 3, certs=[cert])])
+        for _ in range(100):
+            if _count(registry, "skg_alertmanager_alerts_posted_total",
+                      alertname=CONTRADICTION, state="firing"):
+                break
+            await asyncio.sleep(0.1)
+        # Alertmanager refuses an alert that ends before it starts: dropped, not retried
+        bad = PostableAlert({"alertname": CONTRADICTION}, {}, 100.0, 50.0)
+        async with aiohttp.ClientSession() as session:
+            assert await hook.post(session, [bad]) is True
+        runner.cancel()
+
+    try:
+        asyncio.run(scenario())
+        assert cert.id in am.alerts(CONTRADICTION)
+        assert _count(registry, "skg_alertmanager_alerts_dropped_total", reason="rejected") == 1
+        assert _count(registry, "skg_alertmanager_post_errors_total") == 0
+    finally:
+        am.stop()
 
 
 def _sample(worker: WorkerProcess, name: str, **labels: str) -> float:

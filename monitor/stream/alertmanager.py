@@ -111,8 +111,10 @@ class AlertmanagerHook:
 
     def __init__(self, url: str, policy: PagingPolicy, queue_size: int,
                  metrics: AlertmanagerMetrics | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 post_timeout_s: float = POST_TIMEOUT_S) -> None:
         self.endpoint = url.rstrip("/") + "/api/v2/alerts"
+        self.post_timeout_s = post_timeout_s
         self.pager = Pager(policy)
         self.queue = AlertQueue(queue_size)
         self.metrics = metrics or AlertmanagerMetrics()
@@ -156,10 +158,9 @@ class AlertmanagerHook:
     # --- the background task -----------------------------------------------------------------
     async def run(self, owned_partitions: Callable[[], set[int] | None]) -> None:
         """Post forever: drain the queue, back off while Alertmanager fails, tick the pager."""
-        timeout = aiohttp.ClientTimeout(total=POST_TIMEOUT_S)
         backoff = BACKOFF_MIN_S
         next_tick = 0.0
-        async with aiohttp.ClientSession(timeout=timeout) as session:
+        async with aiohttp.ClientSession() as session:
             while True:
                 now = self.clock()
                 if now >= next_tick:
@@ -181,7 +182,8 @@ class AlertmanagerHook:
         """One POST; True when the batch is done with (accepted, or rejected for good)."""
         body = [alert.to_json() for alert in batch]
         try:
-            async with session.post(self.endpoint, json=body) as resp:
+            async with session.post(self.endpoint, json=body, timeout=aiohttp.ClientTimeout(
+                    total=self.post_timeout_s)) as resp:
                 status = resp.status
                 detail = "" if status == 200 else (await resp.text())[:300]
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
