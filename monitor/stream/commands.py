@@ -69,7 +69,8 @@ def worker(
     monitor = create_monitor(settings, engine)
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
               f"store {settings.store}, local broker profile "
-              f"{'on' if settings.local_broker_profile else 'off'}")
+              f"{'on' if settings.local_broker_profile else 'off'}, alertmanager "
+              f"{settings.alertmanager_url or 'off'}")
     Worker(monitor.app, loglevel=loglevel, quiet=True).execute_from_commandline()
 
 

@@ -269,10 +269,14 @@ class Pager:
         return decision
 
     def tick(self, now: float, owned_partitions: set[int] | None = None) -> Decision:
-        """Re-post what still holds and is due, resolve what expired, forget the rest."""
+        """Re-post what still holds and is due, resolve what expired, forget the rest.
+
+        `owned_partitions` None or empty means "not known right now" (no consumer yet, or
+        mid-rebalance): nothing is forgotten for ownership then.
+        """
         decision = Decision()
         for cid, conv in list(self._conversations.items()):
-            if (owned_partitions is not None and conv.partition is not None
+            if (owned_partitions and conv.partition is not None
                     and conv.partition not in owned_partitions):
                 for key in conv.alerts:
                     self._active.pop(key, None)
