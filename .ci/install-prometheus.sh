@@ -12,7 +12,8 @@ if [ "$(id -u)" -ne 0 ]; then
   SUDO="sudo"
 fi
 
-if command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1; then
+if command -v promtool >/dev/null 2>&1 && command -v prometheus >/dev/null 2>&1 \
+    && command -v amtool >/dev/null 2>&1 && command -v prometheus-alertmanager >/dev/null 2>&1; then
   echo "install-prometheus: promtool already installed: $(promtool --version 2>&1 | head -n1)"
 else
   echo "install-prometheus: installing Debian packages prometheus prometheus-alertmanager"

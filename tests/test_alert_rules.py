@@ -76,8 +76,33 @@ def test_dashboard_exprs_are_valid_promql(tmp_path: Path) -> None:
         pytest.fail(f"invalid PromQL in dashboards:\n{proc.stdout}{proc.stderr}\n{details}")
 
 
-@pytest.mark.skipif(
+needs_amtool = pytest.mark.skipif(
     AMTOOL is None, reason="amtool not on PATH (Debian package prometheus-alertmanager)"
 )
-def test_amtool_check_alertmanager_config() -> None:
-    _run(str(AMTOOL), "check-config", "alertmanager.yml")
+#: the shipped config and the documented pager + chat variant, with their receiver names
+AM_CONFIGS = {"prometheus/alertmanager.yml": ("skg-page", "skg-warn"),
+              "docs/alertmanager.pager-chat.yml": ("pager", "chat")}
+
+
+@needs_amtool
+@pytest.mark.parametrize("config", sorted(AM_CONFIGS))
+def test_amtool_check_alertmanager_config(config: str) -> None:
+    _run(str(AMTOOL), "check-config", config, cwd=ROOT)
+
+
+@needs_amtool
+@pytest.mark.parametrize("config", sorted(AM_CONFIGS))
+@pytest.mark.parametrize(("labels", "to_pager"), [
+    (("alertname=SkgContradiction", "severity=page", "detector=negation"), True),
+    (("alertname=SkgContradiction", "severity=warn", "detector=numeric"), False),
+    (("alertname=SkgConversationDegrading", "severity=warn"), False),
+    (("alertname=SkgWorkerDown", "severity=page"), True),
+    (("alertname=SkgFleetQualitySlopeNegative", "severity=warn"), False),
+])
+def test_alertmanager_routes_page_to_pager_and_warn_to_chat(
+        config: str, labels: tuple[str, ...], to_pager: bool) -> None:
+    """`amtool config routes test` resolves the receiver exactly as Alertmanager would."""
+    pager, chat = AM_CONFIGS[config]
+    _run(str(AMTOOL), "config", "routes", "test", f"--config.file={config}",
+         f"--verify.receivers={pager if to_pager else chat}", *labels,
+         "conversation=0123456789abcdef01234567", cwd=ROOT)

@@ -43,6 +43,7 @@ from monitor import __version__
 from monitor.contracts import DeadLetter, TurnEvent, content_id, dump_record
 from monitor.engine import ConversationState, Engine, TurnOutcome, duplicates_of
 from monitor.inputs import InputError, parse_event_bytes
+from monitor.stream.alertmanager import AlertmanagerHook
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.metrics import ActiveConversations, Metrics
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
@@ -128,6 +129,7 @@ class Monitor:
         self.active = ActiveConversations(self.metrics, settings.idle_window_s)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
         self.live = LiveStates(settings.live_states)
+        self.pager = AlertmanagerHook.from_settings(settings)  # None: paging is off
         self.app = app = new_faust_app(settings)
 
         def raw_topic(name: str) -> faust.TopicT:
@@ -184,6 +186,12 @@ class Monitor:
             return web.json(self.conversation_view(ConversationState.from_bytes(raw)))
 
         self.agent = score_turns
+        if self.pager is not None:
+            pager = self.pager
+
+            @app.task
+            async def page_alertmanager() -> None:
+                await pager.run(self.owned_partitions)
 
     def owned_partitions(self) -> set[int] | None:
         try:
@@ -245,6 +253,9 @@ class Monitor:
         per_turn = (time.perf_counter() - started) / len(todo)
 
         await self.produce_outputs(outcomes)
+        if self.pager is not None:  # queues only; a background task posts
+            self.pager.observe(outcomes, {t.conversation_id: e.message.partition
+                                          for e, t in todo})
         now = time.time()
         for (event, _), outcome in zip(todo, outcomes, strict=True):
             self.observe(event, outcome, per_turn, now)

@@ -43,6 +43,11 @@ def worker(
     store: Annotated[str | None, typer.Option(help="rocksdb:// or memory://")] = None,
     web_host: Annotated[str | None, typer.Option(help="advertised host name")] = None,
     loglevel: Annotated[str, typer.Option(help="log level")] = "warning",
+    alertmanager_url: Annotated[str | None, typer.Option(
+        help="post page certificates and DEGRADING conversations to this Alertmanager "
+             "(e.g. http://alertmanager:9093; default SKG_ALERTMANAGER_URL)")] = None,
+    public_url: Annotated[str | None, typer.Option(
+        help="base URL of the workers' views, linked from each alert")] = None,
 ) -> None:
     """Run a streaming worker: turns in, scores/certificates/alerts/dead letters out."""
     from faust.worker import Worker
@@ -53,7 +58,8 @@ def worker(
     from monitor.stream.app import create_monitor
 
     settings = make_settings(broker, local_broker, web_port=web_port, data_dir=data_dir,
-                             store=store, web_host=web_host)
+                             store=store, web_host=web_host,
+                             alertmanager_url=alertmanager_url, public_url=public_url)
     logging.basicConfig(level=loglevel.upper())
     ensure_topics(settings)
     engine: Engine = build_engine()
@@ -63,7 +69,8 @@ def worker(
     monitor = create_monitor(settings, engine)
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
               f"store {settings.store}, local broker profile "
-              f"{'on' if settings.local_broker_profile else 'off'}")
+              f"{'on' if settings.local_broker_profile else 'off'}, alertmanager "
+              f"{settings.alertmanager_url or 'off'}")
     Worker(monitor.app, loglevel=loglevel, quiet=True).execute_from_commandline()
 
 

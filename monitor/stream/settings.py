@@ -40,6 +40,20 @@ class StreamSettings(BaseSettings):
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
     max_message_bytes: int = Field(default=MAX_MESSAGE_BYTES, ge=1)
     local_broker_profile: bool = False
+    # --- paging through Alertmanager (monitor.stream.alertmanager); off without a URL ---
+    alertmanager_url: str | None = None
+    """Alertmanager base URL (e.g. http://alertmanager:9093); alerts go to /api/v2/alerts."""
+    public_url: str | None = None
+    """Base URL of the workers' HTTP views, for the link to the conversation in each alert."""
+    alert_labels: dict[str, str] = Field(default_factory=dict)
+    """Deployment labels on every alert, e.g. SKG_ALERT_LABELS='{"env": "prod"}'."""
+    alert_warn_certificates: bool = False
+    alert_max_per_conversation_hour: int = Field(default=10, ge=1)
+    alert_repost_s: float = Field(default=60.0, gt=0)
+    alert_ttl_s: float = Field(default=300.0, gt=0)
+    """endsAt of each post is now + this: an alert nobody re-posts resolves by itself."""
+    alert_certificate_hold_s: float = Field(default=3600.0, gt=0)
+    alert_queue_size: int = Field(default=1_000, ge=1)
 
     @property
     def table_name(self) -> str:
