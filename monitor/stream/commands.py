@@ -68,18 +68,26 @@ def worker(
 
 
 def replay(
-    file: Annotated[Path, typer.Argument(help="JSON Lines of TurnEvent")],
+    file: Annotated[Path, typer.Argument(help="JSON Lines of TurnEvent or OpenAI messages")],
     broker: BrokerOpt = None,
     rate: Annotated[float | None, typer.Option(help="turns per second (default: max)")] = None,
     topic: Annotated[str | None, typer.Option(help="input topic")] = None,
     local_broker: LocalOpt = None,
+    input_format: Annotated[str, typer.Option(
+        help="turns (TurnEvent, sent as is), openai (conversation_id + messages) or auto")
+    ] = "auto",
 ) -> None:
     """Produce a JSON Lines file to the input topic, keyed by conversation_id."""
+    from monitor.formats import INPUT_FORMATS, turn_lines
     from monitor.stream.admin import ensure_topics
     from monitor.stream.clients import replay as do_replay
 
+    if input_format not in INPUT_FORMATS:
+        raise typer.BadParameter(f"--input-format must be one of {', '.join(INPUT_FORMATS)}")
     settings = make_settings(broker, local_broker)
-    lines = [ln for ln in file.read_bytes().splitlines() if ln.strip()]
+    lines = turn_lines(file.read_bytes().splitlines(), input_format, lambda n, why: err.print(
+                           f"line {n}: {why} (sent as is: the worker dead-letters it)",
+                           markup=False, highlight=False))
     ensure_topics(settings, [topic or settings.topic_turns])
     with Progress(console=err) as bar:
         task = bar.add_task(f"replaying {file.name}", total=len(lines))
