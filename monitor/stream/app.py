@@ -45,6 +45,7 @@ from monitor.engine import ConversationState, Engine, TurnOutcome, duplicates_of
 from monitor.inputs import InputError, parse_event_bytes
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.metrics import ActiveConversations, Metrics
+from monitor.stream.security import faust_credentials
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,9 @@ def new_faust_app(settings: StreamSettings, app_id: str | None = None,
     )
     if settings.web_host:
         kwargs["web_host"] = settings.web_host
+    credentials = faust_credentials(settings)
+    if credentials is not None:
+        kwargs["broker_credentials"] = credentials
     kwargs.update(faust_profile_kwargs(settings))
     kwargs.update(extra)
     app = MonitorApp(app_id or settings.app_id, **kwargs)
