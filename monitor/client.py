@@ -106,6 +106,19 @@ class AsyncTurnClient:
         while len(self._sent) > REMEMBERED_CONVERSATIONS:
             self._sent.popitem(last=False)
 
+    async def send_new_turns(self, turns: Sequence[TurnEvent]) -> list[TurnEvent]:
+        """Send the turns newer than the last one this client sent for their conversation
+        (the rest repeat what was sent); returns the turns sent."""
+        last = dict(self._sent)
+        new = []
+        for t in turns:
+            if t.turn_index > last.get(t.conversation_id, -1):
+                new.append(t)
+                last[t.conversation_id] = t.turn_index
+        if new:
+            await self._send(new)
+        return new
+
     async def send_turn(self, turn: TurnEvent | Mapping[str, Any]) -> TurnEvent:
         """Validate and send one turn; returns it once the broker acknowledged it."""
         event = validate_turn(turn)
@@ -120,11 +133,7 @@ class AsyncTurnClient:
                                   "messages": list(messages)}
         if metadata is not None:
             record["metadata"] = dict(metadata)
-        seen = self._sent.get(conversation_id, -1)
-        new = [t for t in openai_events(record) if t.turn_index > seen]
-        if new:
-            await self._send(new)
-        return new
+        return await self.send_new_turns(openai_events(record))
 
 
 class TurnClient:

@@ -133,6 +133,11 @@ class Monitor:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
         self.live = LiveStates(settings.live_states)
         self.app = app = new_faust_app(settings)
+        self.evaluations = None
+        if settings.otlp_endpoint:  # OpenTelemetry out: see monitor.stream.otel_events
+            from monitor.stream.otel_events import EvaluationEmitter
+
+            self.evaluations = EvaluationEmitter(settings.otlp_endpoint)
 
         def raw_topic(name: str) -> faust.TopicT:
             return app.topic(name, key_type=bytes, value_type=bytes, key_serializer="raw",
@@ -352,6 +357,8 @@ class Monitor:
                                                       value=dump_record(alert).encode()))
         if pending:
             await asyncio.gather(*pending)
+        if self.evaluations is not None:
+            self.evaluations.emit(outcomes)
 
     def observe(self, event: EventT, outcome: TurnOutcome, seconds: float, now: float) -> None:
         m = self.metrics

@@ -51,6 +51,8 @@ class StreamSettings(BaseSettings):
     ssl_keyfile: Path | None = None
     ssl_key_password: SecretStr | None = None
     ssl_check_hostname: bool = True
+    # --- OpenTelemetry out: base URL of an OTLP/HTTP endpoint (e.g. http://collector:4318)
+    otlp_endpoint: str | None = None
     # --- topics as `ensure_topics` creates them (partitions/replication_factor above)
     retention_ms: int | None = Field(default=None, ge=-1)
     """retention.ms of turns, outputs and dead letters; None: the broker's default."""
