@@ -142,3 +142,22 @@ def test_readme_example_scores_the_bundled_chat_file() -> None:
     assert result.returncode == 0, result.stderr
     assert "trip-lisbon" in result.stdout and "weather-porto" in result.stdout
     assert "negation" in result.stdout  # the parking contradiction, turn 8 vs 6
+
+
+@pytest.mark.broker
+def test_replay_produces_the_turns_of_an_openai_file(broker: str) -> None:
+    from monitor.stream.clients import consume
+    from tests.conftest import run, stream_settings
+
+    result = subprocess.run([sys.executable, "-m", "monitor.cli", "replay", str(OPENAI_EXAMPLE),
+                             "--broker", broker, "--local-broker"], capture_output=True,
+                            text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    values = run(consume(stream_settings(broker), "skg.turns", until_idle=1.0))
+    turns = [json.loads(v) for v in values]
+    lisbon = [t["turn_index"] for t in turns if t["conversation_id"] == "trip-lisbon"]
+    assert lisbon == [0, 1, 2, 3, 4, *range(9)]  # both lines; the worker skips repeats
+    porto = [(t["role"], t.get("documents")) for t in turns
+             if t["conversation_id"] == "weather-porto"]
+    assert [r for r, _ in porto] == ["system", "user", "assistant", "user", "assistant"]
+    assert porto[2][1] == [{"id": "call_1", "text": "Porto tomorrow: no rain, sunny, 21 degrees."}]

@@ -244,5 +244,13 @@ def test_readme_otlp_json_example_partial_success_and_bad_requests(
     assert _post(receiver + "/v1/traces", b"{not json", "application/json")[0] == 400
     assert _post(receiver + "/v1/traces", b"\xff\x01garbage", "application/x-protobuf")[0] == 400
     assert _post(receiver + "/v1/traces", body, "text/plain")[0] == 415
+    # protobuf, gzip-compressed (what the SDK exporters send with compression on)
+    from monitor.stream.otlp_receiver import decode_request
+
+    packed = gzip.compress(decode_request(body, "application/json").SerializeToString())
+    request = urllib.request.Request(receiver + "/v1/traces", data=packed, method="POST", headers={
+        "Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=30) as resp:
+        assert resp.status == 200
     assert len(consume(broker, "skg.turns", until_idle=1.0)) == 2
     assert _metric(receiver, "skg_otlp_requests_total", 'status="400"') == 2
