@@ -10,6 +10,7 @@ client side is tested: what the settings turn into, on the real client objects.
 
 from __future__ import annotations
 
+import shlex
 import ssl
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,22 @@ def test_environment_variables_and_the_worker_credentials(monkeypatch: pytest.Mo
                     "ssl_context": None}
     assert aiokafka_security_kwargs(settings) == {
         k: v for k, v in auth.items() if k != "ssl_context"}
+
+
+def test_readme_production_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = readme.split("### Production Kafka", 1)[1].split("```bash\n", 1)[1].split("```")[0]
+    for line in block.splitlines():
+        if line.startswith("export "):
+            for word in shlex.split(line, comments=True)[1:]:
+                name, value = word.split("=", 1)
+                monkeypatch.setenv(name, str(CA) if name == "SKG_SSL_CAFILE" else value)
+    kwargs = aiokafka_security_kwargs(StreamSettings())
+    assert {k: v for k, v in kwargs.items() if k != "ssl_context"} == {
+        "security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_plain_username": "skg-monitor", "sasl_plain_password": "change-me"}
+    assert isinstance(kwargs["ssl_context"], ssl.SSLContext)
+    assert StreamSettings().bootstrap == "kafka-1.example.com:9093"
 
 
 def test_tls_only_and_plaintext() -> None:

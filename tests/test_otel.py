@@ -37,6 +37,7 @@ pytestmark = pytest.mark.broker
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "conversations.jsonl"
+README_WORKER = "skg-monitor worker --broker kafka://127.0.0.1:9092 --local-broker --otlp-endpoint"
 
 
 class OtlpLogSink:
@@ -158,8 +159,9 @@ def test_genai_spans_in_scores_out_and_evaluation_events_parented_to_the_spans(
             if json.loads(ln)["conversation_id"] == cid]
     sink = OtlpLogSink()
     try:
+        assert README_WORKER in (ROOT / "README.md").read_text()
         worker = WorkerProcess(broker, tmp_path / "data", tmp_path / "worker.log",
-                               extra_env={"SKG_OTLP_ENDPOINT": sink.url}).start()
+                               extra_args=["--otlp-endpoint", sink.url]).start()
         workers.append(worker)
         worker.wait_ready()
         spans = send_chat_spans(receiver + "/v1/traces", cid, rows)
