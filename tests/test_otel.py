@@ -9,6 +9,7 @@ parented to the input spans.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import subprocess
@@ -256,3 +257,25 @@ def test_readme_otlp_json_example_partial_success_and_bad_requests(
         assert resp.status == 200
     assert len(consume(broker, "skg.turns", until_idle=1.0)) == 2
     assert _metric(receiver, "skg_otlp_requests_total", 'status="400"') == 2
+
+
+def test_receiver_answers_503_when_turns_cannot_be_produced() -> None:
+    """The exporter must retry, not lose the spans: no acknowledgement without Kafka's."""
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from monitor.stream.otlp_receiver import OtlpReceiver
+    from monitor.stream.settings import StreamSettings
+
+    body = (ROOT / "examples" / "otlp_genai_spans.json").read_bytes()
+
+    async def go() -> int:
+        receiver = OtlpReceiver(StreamSettings(broker="kafka://127.0.0.1:1"))
+        app = web.Application()
+        app.router.add_post("/v1/traces", receiver.traces)  # its producer never started
+        async with TestClient(TestServer(app)) as client:
+            reply = await client.post("/v1/traces", data=body,
+                                      headers={"Content-Type": "application/json"})
+            return reply.status
+
+    assert asyncio.run(go()) == 503
