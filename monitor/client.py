@@ -81,6 +81,11 @@ class AsyncTurnClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
+    def check_size(self, turns: Sequence[TurnEvent]) -> None:
+        """InputError("oversized") if a turn would exceed `max_message_bytes` on the wire."""
+        for turn in turns:
+            self._encode(turn)
+
     def _encode(self, turn: TurnEvent) -> bytes:
         value = turn.model_dump_json(exclude_none=True).encode("utf-8")
         if len(value) > self.settings.max_message_bytes:

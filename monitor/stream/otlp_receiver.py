@@ -131,11 +131,12 @@ class OtlpReceiver:
                             content_type=content_type)
 
     async def export(self, export: ExportTraceServiceRequest) -> tuple[int, list[str]]:
-        """Produce the turns of every GenAI span; (spans rejected, their reasons)."""
+        """Produce the turns of every GenAI span (one round trip to the broker for the
+        whole request); (spans rejected, their reasons)."""
         spans: list[Span] = [span for resource in export.resource_spans
                              for scope in resource.scope_spans for span in scope.spans]
         spans.sort(key=lambda s: (s.start_time_unix_nano, s.end_time_unix_nano))
-        rejected, reasons = 0, []
+        rejected, reasons, turns = 0, [], []
         for span in spans:
             if not is_genai(span):
                 SPANS.labels(result="not_genai").inc()
@@ -144,16 +145,19 @@ class OtlpReceiver:
             reason, detail = got.reason, got.detail
             if reason is None:
                 try:
-                    TURNS.inc(len(await self.client.send_new_turns(got.turns)))
-                except InputError as exc:  # e.g. a turn over max_message_bytes
+                    self.client.check_size(got.turns)
+                except InputError as exc:
                     reason, detail = exc.kind, f"span {span.name!r}: {exc}"
             if reason is None:
                 SPANS.labels(result="turns").inc()
+                turns.extend(got.turns)
                 continue
             SPANS.labels(result=reason).inc()
             rejected += 1
             reasons.append(detail)
             log.info("dropped span (%s): %s", reason, detail)
+        if turns:
+            TURNS.inc(len(await self.client.send_new_turns(turns)))
         return rejected, reasons
 
     async def metrics(self, request: web.Request) -> web.Response:
