@@ -23,7 +23,8 @@ from monitor.contracts import (
     TurnScore,
     dump_record,
 )
-from monitor.inputs import InputError, parse_event_text
+from monitor.formats import INPUT_FORMATS, LineReader
+from monitor.inputs import InputError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Real-time dialogue quality monitor (SKG-Eval, MFSS, ConflictScore).")
@@ -50,15 +51,21 @@ def read_lines(source: str) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
 
-def parse_lines(lines: list[str]) -> Iterator[tuple[int, TurnEvent | InvalidInput]]:
-    """(line number, event or invalid record) for every non-blank line."""
+def parse_lines(lines: list[str], input_format: str = "turns",
+                ) -> Iterator[tuple[int, TurnEvent | InvalidInput]]:
+    """(line number, event or invalid record) for every non-blank line; an OpenAI-format
+    line (`input_format` openai or auto) gives one event per turn of its conversation."""
+    reader = LineReader(input_format)
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            yield number, parse_event_text(line)
+            events = reader.read(line)
         except InputError as exc:
             yield number, InvalidInput(line=number, reason=str(exc), raw=line[:1000])
+            continue
+        for event in events:
+            yield number, event
 
 
 ScoreRecord = TurnScore | ContradictionCertificate | SessionSummary | InvalidInput
@@ -125,13 +132,18 @@ def score(
     output: Annotated[Path | None, typer.Option(help="write here instead of stdout")] = None,
     format: Annotated[str, typer.Option(help="jsonl or table")] = "jsonl",
     config: Annotated[Path | None, typer.Option(help="EngineConfig JSON")] = None,
+    input_format: Annotated[str, typer.Option(
+        help="turns (TurnEvent), openai (conversation_id + messages) or auto (per line)")
+    ] = "auto",
 ) -> None:
     """Score conversations offline: one turn_score per assistant turn, certificates,
     one session record per conversation, and an invalid record per bad line (exit 1)."""
     if format not in {"jsonl", "table"}:
         raise typer.BadParameter("--format must be jsonl or table")
+    if input_format not in INPUT_FORMATS:
+        raise typer.BadParameter(f"--input-format must be one of {', '.join(INPUT_FORMATS)}")
     lines = read_lines(input)
-    items = list(parse_lines(lines))
+    items = list(parse_lines(lines, input_format))
     records = score_events(items, load_config(config), progress=len(lines) > PROGRESS_MIN_LINES)
     invalid = [r for r in records if isinstance(r, InvalidInput)]
     sink: IO[str]

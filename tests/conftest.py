@@ -51,7 +51,8 @@ class WorkerProcess:
     """`skg-monitor worker` as a subprocess, with its HTTP views at hand."""
 
     def __init__(self, broker: str, data_dir: Path, log: Path, web_port: int | None = None,
-                 extra_env: dict[str, str] | None = None) -> None:
+                 extra_env: dict[str, str] | None = None,
+                 extra_args: list[str] | None = None) -> None:
         from monitor.stream.broker import free_port
 
         self.broker = broker
@@ -59,6 +60,7 @@ class WorkerProcess:
         self.log = log
         self.web_port = web_port or free_port()
         self.extra_env = extra_env or {}
+        self.extra_args = extra_args or []
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -70,7 +72,8 @@ class WorkerProcess:
         env.update({"SKG_LOCAL_BROKER_PROFILE": "1", "SKG_WEB_HOST": "127.0.0.1",
                     **self.extra_env})
         cmd = [sys.executable, "-m", "monitor.cli", "worker", "--broker", self.broker,
-               "--web-port", str(self.web_port), "--data-dir", str(self.data_dir)]
+               "--web-port", str(self.web_port), "--data-dir", str(self.data_dir),
+               *self.extra_args]
         out = self.log.open("ab")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out,
                                      stderr=subprocess.STDOUT)

@@ -9,6 +9,7 @@ import logging
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
+from monitor.stream.security import aiokafka_security_kwargs, topic_configs
 from monitor.stream.settings import StreamSettings
 
 log = logging.getLogger(__name__)
@@ -19,7 +20,8 @@ async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None
     names = topics if topics is not None else settings.all_topics()
     last: Exception | None = None
     for _ in range(attempts):
-        admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap)
+        admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap,
+                                    **aiokafka_security_kwargs(settings))
         try:
             await admin.start()
             existing = set(await admin.list_topics())
@@ -28,7 +30,8 @@ async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None
                 with contextlib.suppress(TopicAlreadyExistsError):
                     await admin.create_topics([
                         NewTopic(name=n, num_partitions=settings.partitions,
-                                 replication_factor=settings.replication_factor)
+                                 replication_factor=settings.replication_factor,
+                                 topic_configs=topic_configs(settings, n))
                         for n in missing
                     ])
             return

@@ -46,6 +46,7 @@ from monitor.inputs import InputError, parse_event_bytes
 from monitor.stream.alertmanager import AlertmanagerHook
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.metrics import ActiveConversations, Metrics
+from monitor.stream.security import faust_credentials
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,9 @@ def new_faust_app(settings: StreamSettings, app_id: str | None = None,
     )
     if settings.web_host:
         kwargs["web_host"] = settings.web_host
+    credentials = faust_credentials(settings)
+    if credentials is not None:
+        kwargs["broker_credentials"] = credentials
     kwargs.update(faust_profile_kwargs(settings))
     kwargs.update(extra)
     app = MonitorApp(app_id or settings.app_id, **kwargs)
@@ -131,6 +135,11 @@ class Monitor:
         self.live = LiveStates(settings.live_states)
         self.pager = AlertmanagerHook.from_settings(settings)  # None: paging is off
         self.app = app = new_faust_app(settings)
+        self.evaluations = None
+        if settings.otlp_endpoint:  # OpenTelemetry out: see monitor.stream.otel_events
+            from monitor.stream.otel_events import EvaluationEmitter
+
+            self.evaluations = EvaluationEmitter(settings.otlp_endpoint)
 
         def raw_topic(name: str) -> faust.TopicT:
             return app.topic(name, key_type=bytes, value_type=bytes, key_serializer="raw",
@@ -359,6 +368,8 @@ class Monitor:
                                                       value=dump_record(alert).encode()))
         if pending:
             await asyncio.gather(*pending)
+        if self.evaluations is not None:
+            self.evaluations.emit(outcomes)
 
     def observe(self, event: EventT, outcome: TurnOutcome, seconds: float, now: float) -> None:
         m = self.metrics

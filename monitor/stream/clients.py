@@ -10,6 +10,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
+from monitor.stream.security import aiokafka_security_kwargs
 from monitor.stream.settings import (
     StreamSettings,
     consumer_profile_kwargs,
@@ -34,7 +35,8 @@ async def replay(settings: StreamSettings, lines: Iterable[bytes], rate: float |
     """Produce each line (raw bytes, invalid ones too) keyed by its conversation_id."""
     producer = AIOKafkaProducer(bootstrap_servers=settings.bootstrap,
                                 max_request_size=max(1_048_576, settings.max_message_bytes * 4),
-                                **producer_profile_kwargs(settings))
+                                **producer_profile_kwargs(settings),
+                                **aiokafka_security_kwargs(settings))
     await producer.start()
     sent = 0
     try:
@@ -70,7 +72,8 @@ async def consume(settings: StreamSettings, topic: str, until_idle: float = 5.0,
     """Everything the topic holds from the beginning, until nothing arrives for until_idle."""
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.bootstrap, group_id=None,
                                 enable_auto_commit=False, auto_offset_reset="earliest",
-                                **consumer_profile_kwargs(settings))
+                                **consumer_profile_kwargs(settings),
+                                **aiokafka_security_kwargs(settings))
     await consumer.start()
     values: list[bytes] = []
     try:

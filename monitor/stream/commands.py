@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import Progress
 
+from monitor.inputs import describe_validation_error
 from monitor.stream.settings import StreamSettings
 
 err = Console(stderr=True)
@@ -22,6 +24,13 @@ BrokerOpt = Annotated[str | None, typer.Option("--broker", help="kafka://HOST:PO
                                                "(default: SKG_BROKER or kafka://localhost:9092)")]
 LocalOpt = Annotated[bool | None, typer.Option("--local-broker/--no-local-broker",
                                                help="tansu test-broker workarounds")]
+# TLS / SASL (monitor.stream.security); the password only from SKG_SASL_PASSWORD
+ProtocolOpt = Annotated[str | None, typer.Option(
+    help="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (default: SKG_SECURITY_PROTOCOL)")]
+MechanismOpt = Annotated[str | None, typer.Option(
+    help="PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (default: SKG_SASL_MECHANISM)")]
+UserOpt = Annotated[str | None, typer.Option(help="SASL user (password: SKG_SASL_PASSWORD)")]
+CaOpt = Annotated[Path | None, typer.Option(help="CA file for TLS (default: system CAs)")]
 
 
 def make_settings(broker: str | None = None, local_broker: bool | None = None,
@@ -32,7 +41,10 @@ def make_settings(broker: str | None = None, local_broker: bool | None = None,
         update["broker"] = broker if "://" in broker else f"kafka://{broker}"
     if local_broker is not None:
         update["local_broker_profile"] = local_broker
-    return settings.model_copy(update=update)
+    try:  # validated (model_copy would not check e.g. --security-protocol)
+        return StreamSettings(**{**settings.model_dump(), **update})
+    except ValidationError as exc:
+        raise typer.BadParameter(describe_validation_error(exc)) from exc
 
 
 def worker(
@@ -48,6 +60,13 @@ def worker(
              "(e.g. http://alertmanager:9093; default SKG_ALERTMANAGER_URL)")] = None,
     public_url: Annotated[str | None, typer.Option(
         help="base URL of the workers' views, linked from each alert")] = None,
+    otlp_endpoint: Annotated[str | None, typer.Option(
+        help="also send scores and certificates as OpenTelemetry gen_ai.evaluation.result "
+             "events to this OTLP/HTTP base URL (e.g. http://localhost:4318)")] = None,
+    security_protocol: ProtocolOpt = None,
+    sasl_mechanism: MechanismOpt = None,
+    sasl_username: UserOpt = None,
+    ssl_cafile: CaOpt = None,
 ) -> None:
     """Run a streaming worker: turns in, scores/certificates/alerts/dead letters out."""
     from faust.worker import Worker
@@ -59,7 +78,11 @@ def worker(
 
     settings = make_settings(broker, local_broker, web_port=web_port, data_dir=data_dir,
                              store=store, web_host=web_host,
-                             alertmanager_url=alertmanager_url, public_url=public_url)
+                             alertmanager_url=alertmanager_url, public_url=public_url,
+                             otlp_endpoint=otlp_endpoint,
+                             security_protocol=security_protocol,
+                             sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
+                             ssl_cafile=ssl_cafile)
     logging.basicConfig(level=loglevel.upper())
     ensure_topics(settings)
     engine: Engine = build_engine()
@@ -75,18 +98,32 @@ def worker(
 
 
 def replay(
-    file: Annotated[Path, typer.Argument(help="JSON Lines of TurnEvent")],
+    file: Annotated[Path, typer.Argument(help="JSON Lines of TurnEvent or OpenAI messages")],
     broker: BrokerOpt = None,
     rate: Annotated[float | None, typer.Option(help="turns per second (default: max)")] = None,
     topic: Annotated[str | None, typer.Option(help="input topic")] = None,
     local_broker: LocalOpt = None,
+    input_format: Annotated[str, typer.Option(
+        help="turns (TurnEvent, sent as is), openai (conversation_id + messages) or auto")
+    ] = "auto",
+    security_protocol: ProtocolOpt = None,
+    sasl_mechanism: MechanismOpt = None,
+    sasl_username: UserOpt = None,
+    ssl_cafile: CaOpt = None,
 ) -> None:
     """Produce a JSON Lines file to the input topic, keyed by conversation_id."""
+    from monitor.formats import INPUT_FORMATS, turn_lines
     from monitor.stream.admin import ensure_topics
     from monitor.stream.clients import replay as do_replay
 
-    settings = make_settings(broker, local_broker)
-    lines = [ln for ln in file.read_bytes().splitlines() if ln.strip()]
+    if input_format not in INPUT_FORMATS:
+        raise typer.BadParameter(f"--input-format must be one of {', '.join(INPUT_FORMATS)}")
+    settings = make_settings(broker, local_broker, security_protocol=security_protocol,
+                             sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
+                             ssl_cafile=ssl_cafile)
+    lines = turn_lines(file.read_bytes().splitlines(), input_format, lambda n, why: err.print(
+                           f"line {n}: {why} (sent as is: the worker dead-letters it)",
+                           markup=False, highlight=False))
     ensure_topics(settings, [topic or settings.topic_turns])
     with Progress(console=err) as bar:
         task = bar.add_task(f"replaying {file.name}", total=len(lines))
@@ -101,11 +138,17 @@ def consume(
     until_idle: Annotated[float, typer.Option(help="stop after this many idle seconds")] = 5.0,
     output: Annotated[Path | None, typer.Option(help="file (default stdout)")] = None,
     local_broker: LocalOpt = None,
+    security_protocol: ProtocolOpt = None,
+    sasl_mechanism: MechanismOpt = None,
+    sasl_username: UserOpt = None,
+    ssl_cafile: CaOpt = None,
 ) -> None:
     """Write what a topic holds as JSON Lines."""
     from monitor.stream.clients import consume as do_consume
 
-    settings = make_settings(broker, local_broker)
+    settings = make_settings(broker, local_broker, security_protocol=security_protocol,
+                             sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
+                             ssl_cafile=ssl_cafile)
     values = asyncio.run(do_consume(settings, topic, until_idle))
     text = "".join(v.decode("utf-8", errors="replace") + "\n" for v in values)
     if output:
@@ -113,6 +156,31 @@ def consume(
         err.print(f"wrote {len(values)} records to {output}")
     else:
         sys.stdout.write(text)
+
+
+def otlp_receiver(
+    broker: BrokerOpt = None,
+    host: Annotated[str, typer.Option(help="listen address")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="listen port (OTLP/HTTP's usual is 4318)")] = 4318,
+    local_broker: LocalOpt = None,
+    security_protocol: ProtocolOpt = None,
+    sasl_mechanism: MechanismOpt = None,
+    sasl_username: UserOpt = None,
+    ssl_cafile: CaOpt = None,
+    loglevel: Annotated[str, typer.Option(help="log level")] = "warning",
+) -> None:
+    """OTLP/HTTP receiver (POST /v1/traces): GenAI spans in, turns out to the input topic."""
+    from monitor.stream.admin import ensure_topics
+    from monitor.stream.otlp_receiver import run_receiver
+
+    settings = make_settings(broker, local_broker, security_protocol=security_protocol,
+                             sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
+                             ssl_cafile=ssl_cafile)
+    logging.basicConfig(level=loglevel.upper())
+    ensure_topics(settings, [settings.topic_turns])
+    err.print(f"OTLP/HTTP receiver on http://{host}:{port}/v1/traces -> "
+              f"{settings.topic_turns} on {settings.broker}")
+    run_receiver(settings, host, port)
 
 
 def broker(port: Annotated[int, typer.Option(help="listen port")] = 9092) -> None:
@@ -158,6 +226,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     app.command()(worker)
     app.command()(replay)
     app.command()(consume)
+    app.command("otlp-receiver")(otlp_receiver)
     app.command()(broker)
     app.command()(demo)
     bench_app.command("stream")(bench_stream)

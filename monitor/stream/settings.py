@@ -8,9 +8,9 @@ fields with `settings.model_copy(update=...)`. The tansu test-broker workarounds
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from monitor.inputs import MAX_MESSAGE_BYTES
@@ -54,6 +54,22 @@ class StreamSettings(BaseSettings):
     """endsAt of each post is now + this: an alert nobody re-posts resolves by itself."""
     alert_certificate_hold_s: float = Field(default=3600.0, gt=0)
     alert_queue_size: int = Field(default=1_000, ge=1)
+    # --- production Kafka: TLS and SASL (monitor.stream.security turns these into client
+    # settings); the password only from the environment (SKG_SASL_PASSWORD), never a flag
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] = "PLAIN"
+    sasl_username: str | None = None
+    sasl_password: SecretStr | None = None
+    ssl_cafile: Path | None = None
+    ssl_certfile: Path | None = None  # client certificate (mutual TLS)
+    ssl_keyfile: Path | None = None
+    ssl_key_password: SecretStr | None = None
+    ssl_check_hostname: bool = True
+    # --- OpenTelemetry out: base URL of an OTLP/HTTP endpoint (e.g. http://collector:4318)
+    otlp_endpoint: str | None = None
+    # --- topics as `ensure_topics` creates them (partitions/replication_factor above)
+    retention_ms: int | None = Field(default=None, ge=-1)
+    """retention.ms of turns, outputs and dead letters; None: the broker's default."""
 
     @property
     def table_name(self) -> str:
