@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 CHROMIUM = os.environ.get("SKG_CHROMIUM", "/usr/bin/chromium")
@@ -30,3 +31,12 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def screenshot_report(html: Path, png: Path, anchor: str, width: int = 1400) -> None:
+    """A full-page PNG of one conversation of a report file (for the README)."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(html.resolve().as_uri() + "#" + anchor, wait_until="load")
+        png.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(png), full_page=True)

@@ -16,6 +16,11 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         events: Annotated[Path | None, typer.Option(
             help="the TurnEvents that were scored (JSONL), for the transcript")] = None,
         title: str = "skg-monitor report",
+        screenshot: Annotated[Path | None, typer.Option(
+            help="also write a PNG of one conversation's page (headless Chromium)")] = None,
+        focus: Annotated[str | None, typer.Option(
+            help="the conversation of the screenshot (default: worst with a certificate)")
+        ] = None,
     ) -> None:
         """One self-contained HTML page: index, transcripts, charts, certificates, graphs."""
         from monitor.report import ReportInputError, build_reports, read_records, render_report
@@ -35,6 +40,15 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         out.write_text(render_report(reports, title=title), encoding="utf-8")
         typer.echo(f"wrote {out} ({len(reports)} conversations, "
                    f"{out.stat().st_size / 1e6:.2f} MB)")
+        if screenshot is not None:
+            from monitor.report.browser import screenshot_report
+
+            chosen = [r for r in reports if r.conversation_id == focus] if focus else (
+                [r for r in reports if r.certificates] or reports)
+            if not chosen:
+                raise typer.BadParameter(f"no conversation {focus!r} in {scores}")
+            screenshot_report(out, screenshot, chosen[0].anchor)
+            typer.echo(f"wrote {screenshot} (conversation {chosen[0].conversation_id})")
 
     @bench_app.command("report")
     def bench_report(

@@ -45,6 +45,7 @@ from monitor.engine import ConversationState, Engine, TurnOutcome, duplicates_of
 from monitor.inputs import InputError, parse_event_bytes
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.metrics import ActiveConversations, Metrics
+from monitor.stream.report_view import add_report_page
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
@@ -184,6 +185,7 @@ class Monitor:
             return web.json(self.conversation_view(ConversationState.from_bytes(raw)))
 
         self.agent = score_turns
+        self.recent = add_report_page(self)  # /conversations/{id}/report
 
     def owned_partitions(self) -> set[int] | None:
         try:
@@ -245,6 +247,7 @@ class Monitor:
         per_turn = (time.perf_counter() - started) / len(todo)
 
         await self.produce_outputs(outcomes)
+        self.recent.observe(outcomes)
         now = time.time()
         for (event, _), outcome in zip(todo, outcomes, strict=True):
             self.observe(event, outcome, per_turn, now)
