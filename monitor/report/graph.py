@@ -73,6 +73,7 @@ class KnowledgeGraph:
     facts: list[FactEdge] = field(default_factory=list)
     conflicts: list[tuple[str, str, str]] = field(default_factory=list)
     """(object node, object node, detector) of each certificate whose values differ."""
+    source: str = "certificates"  # or "engine": the engine graph's facts were merged in
 
     @property
     def empty(self) -> bool:
@@ -90,22 +91,10 @@ class KnowledgeGraph:
             g.add_edge(a, b)
         if not g:
             return [], [], 120.0
-        pos = nx.spring_layout(g, seed=7, k=1.6 / max(1, len(g)) ** 0.5, iterations=80)
-        xs = [p[0] for p in pos.values()]
-        ys = [p[1] for p in pos.values()]
-        span_x = (max(xs) - min(xs)) or 1.0
-        span_y = (max(ys) - min(ys)) or 1.0
-        # a small graph is drawn small and centred, not stretched corner to corner
-        room_x = min(WIDTH - 2 * MARGIN, 110.0 * len(g))
-        room_y = min(HEIGHT - MARGIN, 70.0 * len(g))
+        placed, height = _pack(g, conflicted)
 
         def at(node: str) -> tuple[float, float]:
-            px, py = pos[node]
-            x = (WIDTH - room_x) / 2 + (px - min(xs)) / span_x * room_x
-            y = MARGIN / 2 + (py - min(ys)) / span_y * room_y
-            if len(g) == 1:
-                x, y = WIDTH / 2, MARGIN / 2
-            return round(x, 1), round(y, 1)
+            return placed[node]
 
         pairs: dict[frozenset[str], int] = {}
         totals: dict[frozenset[str], int] = {}
@@ -133,7 +122,7 @@ class KnowledgeGraph:
         for a, b, detector in self.conflicts:
             edges.append(_edge(at(a), at(b), bend(a, b), detector.replace("_", " "),
                                f"contradiction ({detector}): {a} / {b}", "conflict"))
-        return nodes, edges, round(room_y + MARGIN, 1)
+        return nodes, edges, height
 
 
 def _short(label: str) -> str:
@@ -160,7 +149,8 @@ def graph_from_certificates(certificates: Iterable[ContradictionCertificate]) ->
 def graph_from_facts(facts: Iterable[FactEdge],
                      certificates: Iterable[ContradictionCertificate]) -> KnowledgeGraph:
     """Engine facts (newest kept, bounded) merged with the certificates' claims."""
-    graph = KnowledgeGraph()
+    facts = list(facts)
+    graph = KnowledgeGraph(source="engine" if facts else "certificates")
     seen: dict[tuple[str, str, str, bool, int], int] = {}
     for cert in certificates:
         pair = [_fact(cert.prior, True), _fact(cert.claim, True)]
@@ -181,3 +171,42 @@ def graph_from_facts(facts: Iterable[FactEdge],
             graph.facts.append(FactEdge(key[0], f.relation, key[2], f.negated, f.speaker,
                                         f.turn))
     return graph
+
+
+def _pack(g: nx.Graph, first: set[str]) -> tuple[dict[str, tuple[float, float]], float]:
+    """Lay out each connected component on its own and shelve them left to right.
+
+    A spring layout of a disconnected graph pushes the components to the corners and
+    crushes each into a clump; laying them out separately keeps every one readable. The
+    component with a contradiction comes first, then the larger ones.
+    """
+    parts = sorted(nx.connected_components(g),
+                   key=lambda c: (not (c & first), -len(c), min(c)))
+    placed: dict[str, tuple[float, float]] = {}
+    x = y = 0.0
+    shelf = 0.0
+    for part in parts:
+        n = len(part)
+        w = min(WIDTH, 150.0 * n ** 0.5 + (40.0 if n > 1 else 0.0))
+        h = min(HEIGHT * 1.2, 95.0 * n ** 0.5) if n > 1 else 60.0
+        if x + w > WIDTH and x > 0:
+            x, y, shelf = 0.0, y + shelf, 0.0
+        sub = g.subgraph(part)
+        pos = nx.spring_layout(sub, seed=7, iterations=100) if n > 1 else {
+            next(iter(part)): (0.0, 0.0)}
+        xs = [p[0] for p in pos.values()]
+        ys = [p[1] for p in pos.values()]
+        span_x = (max(xs) - min(xs)) or 1.0
+        span_y = (max(ys) - min(ys)) or 1.0
+        pad_x, pad_y = 55.0, 22.0
+        for node, (px, py) in pos.items():
+            nx_ = x + w / 2 if n == 1 else x + pad_x + (px - min(xs)) / span_x * (w - 2 * pad_x)
+            ny_ = y + h / 2 if n == 1 else y + pad_y + (py - min(ys)) / span_y * (h - 2 * pad_y)
+            placed[node] = (round(nx_, 1), round(ny_ + 10, 1))
+        x += w
+        shelf = max(shelf, h)
+    width_used = max(px for px, _ in placed.values()) + 60.0
+    if width_used < WIDTH:  # centre a narrow drawing
+        shift = (WIDTH - width_used) / 2
+        placed = {k: (round(px + shift, 1), py) for k, (px, py) in placed.items()}
+    return placed, round(y + shelf + 30.0, 1)
