@@ -12,6 +12,7 @@ from monitor.report import ReportInputError, build_reports, read_records, render
 from monitor.report.charts import radar
 from monitor.report.markdown import render_markdown
 from monitor.report.model import conflict_spans, segments
+from monitor.report.render import inert
 
 SCORE = {
     "type": "turn_score", "id": "s1", "conversation_id": "c1", "turn_index": 1,
@@ -93,7 +94,9 @@ def test_untrusted_text_is_escaped_everywhere() -> None:
             "prior": {**PRIOR, "object": evil}}
     page = render_report(build_reports(read_records(lines(score, cert),
                                                     events=lines(event))))
-    assert page.count("<script") == 1  # the page's own, allowed by hash in the CSP
+    # the page's own script (allowed by hash in the CSP) and inert conversation containers
+    assert page.count("<script>") == 1
+    assert page.count("<script") == 1 + page.count('<script type="text/x-skg-conversation"')
     assert "<img" not in page and "<svg onload" not in page
     assert "href=\"javascript" not in page.lower() and "[go](javascript:alert(1))" in page
     assert "&lt;script&gt;" in page
@@ -114,3 +117,10 @@ def test_index_sorted_worst_first_and_radar_only_with_reference() -> None:
     assert chart is not None and len(chart.axes) == 6
     page = render_report(reports)
     assert page.count('class="radar"') == 1
+
+
+def test_inert_refuses_markup_that_could_end_its_container() -> None:
+    assert inert("<p>&lt;/script&gt;</p>") == "<p>&lt;/script&gt;</p>"
+    for bad in ("<p></SCRIPT>", "<!-- x"):
+        with pytest.raises(ValueError):
+            inert(bad)

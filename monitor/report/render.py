@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import BaseLoader, Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from monitor.report.charts import line_chart, radar
 from monitor.report.markdown import render_markdown
@@ -26,10 +27,35 @@ def _asset(name: str) -> str:
     return (resources.files("monitor.report") / "templates" / name).read_text("utf-8")
 
 
-def _env() -> Environment:
-    env = Environment(loader=PackageLoader("monitor.report", "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+class _Dedented(PackageLoader):
+    """The package's templates without their indentation: a thousand conversations'
+    worth of indented markup is a megabyte of spaces. Only template lines are touched,
+    never the data inserted into them."""
+
+    def get_source(self, environment: Environment,
+                   template: str) -> tuple[str, str, Callable[[], bool] | None]:
+        source, path, uptodate = super().get_source(environment, template)
+        return "\n".join(line.lstrip() for line in source.splitlines()), path, uptodate
+
+
+def inert(html: str) -> Markup:
+    """Markup that may sit inside a non-JavaScript <script> element as plain text.
+
+    Only `</script` or `<!--` could end or confuse such a text; escaped conversation text
+    never holds a `<`, so finding one means a bug, and the page is not written.
+    """
+    lowered = html.lower()
+    if "</script" in lowered or "<!--" in lowered:
+        raise ValueError("conversation markup would escape its container")
+    return Markup(html)
+
+
+def _env(loader: BaseLoader | None = None) -> Environment:
+    env = Environment(loader=loader or _Dedented("monitor.report", "templates"),
+                      autoescape=True, undefined=StrictUndefined, trim_blocks=True,
+                      lstrip_blocks=True)
     env.filters["markdown"] = render_markdown
+    env.filters["inert"] = inert
     env.filters["num"] = lambda v, fmt=".2f": "–" if v is None else format(v, fmt)
     env.globals.update(line_chart=line_chart, radar=radar, TREND_RANK=TREND_RANK)
     return env

@@ -1,21 +1,61 @@
-// Sort the index table by a column. Reads only numbers from data- attributes and moves
-// existing rows; it never builds HTML from text, so conversation text stays inert.
+// The report's only script. (1) Sorts the index by a column: reads numbers from data-
+// attributes and moves existing rows. (2) Opens a conversation: its markup sits escaped
+// and inert in a <script type="text/x-skg-conversation"> until asked for, then is parsed
+// into a <template> (which runs nothing) and shown. The URL fragment says what is open:
+// #c-<16 hex> is a conversation, #c-<16 hex>-cert-<n> one of its certificates.
 (function () {
   "use strict";
+  var body = document.body;
+  var main = document.querySelector("main");
+  var ANCHOR = /^#(c-[0-9a-f]{16})(-cert-[0-9]+)?$/;
+
+  function section(anchor) {
+    var found = document.getElementById(anchor);
+    if (found) { return found; }
+    var source = document.getElementById("src-" + anchor);
+    if (!source) { return null; }
+    var holder = document.createElement("template");
+    holder.innerHTML = source.textContent;
+    var made = holder.content.firstElementChild;
+    main.appendChild(made);
+    return made;
+  }
+
+  function route() {
+    if (!body.classList.contains("multi")) { return; }
+    var match = ANCHOR.exec(location.hash);
+    var open = match ? section(match[1]) : null;
+    document.querySelectorAll("section.conv.shown, .targeted").forEach(function (el) {
+      el.classList.remove("shown", "targeted");
+    });
+    body.classList.toggle("viewing", !!open);
+    if (!open) { return; }
+    open.classList.add("shown");
+    var target = match[2] ? document.getElementById(match[1] + match[2]) : null;
+    if (target) {
+      target.classList.add("targeted");
+      target.scrollIntoView({block: "center"});
+    } else {
+      window.scrollTo(0, 0);
+    }
+  }
+  window.addEventListener("hashchange", route);
+  route();
+
   var table = document.getElementById("index-table");
   if (!table) { return; }
-  var body = table.tBodies[0];
+  var rows = table.tBodies[0];
   var buttons = table.querySelectorAll("th button");
   function sortBy(button, ascending) {
     var key = button.getAttribute("data-sort");
     var numeric = button.getAttribute("data-type") === "num";
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
+    var list = Array.prototype.slice.call(rows.rows);
+    list.sort(function (a, b) {
       var x = a.getAttribute("data-" + key), y = b.getAttribute("data-" + key);
       var d = numeric ? parseFloat(x) - parseFloat(y) : (x < y ? -1 : x > y ? 1 : 0);
       return ascending ? d : -d;
     });
-    rows.forEach(function (row) { body.appendChild(row); });
+    list.forEach(function (row) { rows.appendChild(row); });
     buttons.forEach(function (b) { b.removeAttribute("aria-sort"); });
     button.setAttribute("aria-sort", ascending ? "ascending" : "descending");
   }
