@@ -124,3 +124,23 @@ def test_inert_refuses_markup_that_could_end_its_container() -> None:
     for bad in ("<p></SCRIPT>", "<!-- x"):
         with pytest.raises(ValueError):
             inert(bad)
+
+
+def test_grafana_dashboards_link_to_the_workers_report_route() -> None:
+    from pathlib import Path
+
+    from monitor.stream import report_view
+
+    root = Path(__file__).resolve().parent.parent
+    route = "/conversations/{conversation_id}/report"
+    assert route in Path(report_view.__file__).read_text()
+    for path in sorted((root / "grafana" / "dashboards").glob("*.json")):
+        board = json.loads(path.read_text())
+        names = {v["name"] for v in board["templating"]["list"]}
+        assert {"conversation_id", "worker_url"} <= names, path.name
+        urls = [link["url"] for link in board["links"]]
+        urls += [link["url"] for panel in board["panels"]
+                 for link in panel.get("fieldConfig", {}).get("defaults", {}).get("links", [])]
+        want = "${worker_url}" + route.replace("{conversation_id}",
+                                               "${conversation_id:percentencode}")
+        assert want in urls, path.name
