@@ -59,6 +59,9 @@ def test_conflict_words_found_without_offsets() -> None:
                                     "sentence": "Casa do Rio does not have parking."})
     words = [negated.sentence[s:e] for s, e in conflict_spans(negated, [])]
     assert words == ["not", "parking"]
+    attribute = Claim.model_validate({**CLAIM, "object": "", "relation": "empty",
+                                      "quantity": None, "sentence": "Box 2 is empty."})
+    assert [attribute.sentence[s:e] for s, e in conflict_spans(attribute, [])] == ["empty"]
 
 
 def test_offsets_from_the_record_win_and_bad_ones_are_ignored() -> None:

@@ -36,7 +36,7 @@ def chromium() -> Iterator[Any]:
 def screenshot_report(html: Path, png: Path, anchor: str, width: int = 1400) -> None:
     """A full-page PNG of one conversation of a report file (for the README)."""
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": width, "height": 900})
+        page = browser.new_page(viewport={"width": width, "height": 1250})
         page.goto(html.resolve().as_uri() + "#" + anchor, wait_until="load")
         png.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(png), full_page=True)

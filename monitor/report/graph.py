@@ -134,10 +134,12 @@ def _node(text: str) -> str:
 
 
 def _fact(claim: Claim, conflict: bool) -> FactEdge:
-    obj = claim.object
+    obj, relation = claim.object, claim.relation
+    if not obj.strip():  # an attribute ("box 1 is empty"): the relation is the value
+        obj, relation = relation, "is"
     if claim.quantity is not None and claim.unit and not any(c.isdigit() for c in obj):
         obj = f"{claim.quantity:g} {claim.unit}"
-    return FactEdge(_node(claim.subject), claim.relation, _node(obj), claim.negated,
+    return FactEdge(_node(claim.subject), relation, _node(obj), claim.negated,
                     claim.speaker, claim.turn_index, conflict)
 
 

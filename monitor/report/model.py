@@ -129,7 +129,9 @@ def conflict_spans(claim: Claim, given: list[Span]) -> list[Span]:
     valid = sorted((s, e) for s, e in given if 0 <= s < e <= n)
     if valid:
         return valid
-    wanted = {w for w in (t.lower() for t in _TOKEN.findall(claim.object)) if w not in _STOP}
+    # an attribute claim ("Box 1 is empty") has no object: its relation is the value
+    words = claim.object if claim.object.strip() else claim.relation
+    wanted = {w for w in (t.lower() for t in _TOKEN.findall(words)) if w not in _STOP}
     spans: list[Span] = []
     for match in _TOKEN.finditer(claim.sentence):
         token = match.group().lower()
