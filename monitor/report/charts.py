@@ -116,7 +116,9 @@ class RadarAxis:
 
 @dataclass(frozen=True)
 class Radar:
+    width: float
     size: float
+    cx: float
     center: float
     axes: list[RadarAxis]
     polygon: str
@@ -129,20 +131,24 @@ def radar(factors: dict[str, float], size: float = 300.0) -> Radar | None:
     if len(names) < 3:
         return None
     c = size / 2
-    r = size / 2 - 62
+    r = size / 2 - 40
+    width = size + 250  # room for the labels left and right
+    cx = width / 2
 
     def point(i: int, value: float) -> tuple[float, float]:
         angle = -math.pi / 2 + 2 * math.pi * i / len(names)
         v = max(0.0, min(1.0, value))
-        return round(c + r * v * math.cos(angle), 1), round(c + r * v * math.sin(angle), 1)
+        return round(cx + r * v * math.cos(angle), 1), round(c + r * v * math.sin(angle), 1)
 
     axes = []
     for i, name in enumerate(names):
         x, y = point(i, 1.0)
-        lx, ly = point(i, 1.18)
-        anchor = "middle" if abs(lx - c) < 8 else ("start" if lx > c else "end")
+        lx, ly = point(i, 1.12)
+        anchor = "middle" if abs(lx - cx) < 8 else ("start" if lx > cx else "end")
+        if anchor == "middle":
+            ly += -6 if ly < c else 10
         axes.append(RadarAxis(MFSS_LABELS[name], factors[name], x, y, lx, ly + 4, anchor))
     polygon = " ".join("{},{}".format(*point(i, factors[n])) for i, n in enumerate(names))
     rings = [" ".join("{},{}".format(*point(i, level)) for i in range(len(names)))
              for level in (0.25, 0.5, 0.75, 1.0)]
-    return Radar(size, c, axes, polygon, rings)
+    return Radar(width, size, cx, c, axes, polygon, rings)
