@@ -142,3 +142,30 @@ def test_untrusted_text_never_runs(scored: list[str], browser: Any, tmp_path: Pa
     assert "<script>window.__pwned" in page.locator("section.conv:visible").inner_text()
     assert problems == []
     page.close()
+
+
+def test_mfss_radar_where_a_reference_was_given(scored: list[str], browser: Any,
+                                               tmp_path: Path) -> None:
+    factors = {"accuracy": 0.72, "conciseness": 0.93, "factual_consistency": 0.81,
+               "readability": 0.66, "coherence": 0.88, "rouge": 0.41}
+    records = []
+    for line in scored:
+        record = json.loads(line)
+        if record["type"] == "turn_score" and record["conversation_id"] == "trip-lisbon":
+            record["mfss"] = {**factors, "total": 0.75, "weights": {}}
+        records.append(json.dumps(record))
+    reports = build_reports(read_records(records))
+    html = tmp_path / "radar.html"
+    html.write_text(render_report(reports), encoding="utf-8")
+    with_ref = next(r for r in reports if r.conversation_id == "trip-lisbon")
+    without = next(r for r in reports if r.conversation_id != "trip-lisbon")
+
+    page, problems = open_page(browser, html, "#" + with_ref.anchor)
+    radar = page.locator("section.conv:visible svg.radar")
+    assert radar.locator("polygon.area").is_visible()
+    labels = radar.locator("text.radar-label").all_text_contents()
+    assert len(labels) == 6 and "accuracy 0.72" in labels
+    page.goto(html.as_uri() + "#" + without.anchor)
+    assert page.locator("section.conv:visible svg.radar").count() == 0
+    assert problems == []
+    page.close()
