@@ -75,6 +75,9 @@ def test_examples_report_in_chromium(scored: list[str], browser: Any,
     worst = [float(rows.nth(i).get_attribute("data-worst") or 0) for i in range(5)]
     assert worst == sorted(worst, reverse=True)
 
+    page.fill("#filter", cid[:6].upper())
+    visible = page.locator("#index-table tbody tr:visible")
+    assert 1 <= visible.count() < 5 and cid in visible.all_inner_texts()[0]
     page.get_by_role("link", name=cid, exact=True).click()
     section = page.locator("section.conv:visible")
     assert section.count() == 1

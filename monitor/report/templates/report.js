@@ -1,6 +1,7 @@
-// The report's only script. (1) Sorts the index by a column: reads numbers from data-
-// attributes and moves existing rows. (2) Opens a conversation: its markup sits escaped
-// and inert in a <script type="text/x-skg-conversation"> until asked for, then is parsed
+// The report's only script. (1) Sorts the index by a column (reads numbers from data-
+// attributes, moves existing rows) and filters its rows by id. (2) Opens a conversation:
+// its markup sits escaped and inert in a <script type="text/x-skg-conversation"> until
+// asked for, then is parsed
 // into a <template> (which runs nothing) and shown. The URL fragment says what is open:
 // #c-<16 hex> is a conversation, #c-<16 hex>-cert-<n> one of its certificates.
 (function () {
@@ -58,6 +59,15 @@
     list.forEach(function (row) { rows.appendChild(row); });
     buttons.forEach(function (b) { b.removeAttribute("aria-sort"); });
     button.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+  }
+  var filter = document.getElementById("filter");
+  if (filter) {
+    filter.addEventListener("input", function () {
+      var needle = filter.value.trim().toLowerCase();
+      Array.prototype.forEach.call(rows.rows, function (row) {
+        row.hidden = needle !== "" && row.getAttribute("data-id").indexOf(needle) < 0;
+      });
+    });
   }
   buttons.forEach(function (button) {
     button.addEventListener("click", function () {
