@@ -42,6 +42,13 @@ pytest: install prometheus-tools browser-tools
 
 test: lint typecheck pytest
 
+# the README's screenshot: score the examples, render the report, photograph one conversation
+report: install browser-tools
+	mkdir -p build
+	$(BIN)/skg-monitor score examples/conversations.jsonl --output build/scores.jsonl
+	$(BIN)/skg-monitor report build/scores.jsonl --events examples/conversations.jsonl \
+	  --out build/report.html --screenshot docs/report.png
+
 schemas: install
 	$(BIN)/skg-monitor schemas --out schemas
 

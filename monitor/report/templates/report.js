@@ -1,9 +1,9 @@
 // The report's only script. (1) Sorts the index by a column (reads numbers from data-
 // attributes, moves existing rows) and filters its rows by id. (2) Opens a conversation:
 // its markup sits escaped and inert in a <script type="text/x-skg-conversation"> until
-// asked for, then is parsed
-// into a <template> (which runs nothing) and shown. The URL fragment says what is open:
-// #c-<16 hex> is a conversation, #c-<16 hex>-cert-<n> one of its certificates.
+// asked for, then is parsed into a <template> (which runs nothing) and shown. The URL
+// fragment says what is open: #c-<16 hex> is a conversation, #c-<16 hex>-cert-<n> one of
+// its certificates.
 (function () {
   "use strict";
   var body = document.body;
