@@ -1,13 +1,14 @@
 # The two set-up commands of the README work on a fresh machine:
 #   make run   - create .venv, install, run the monitor on the bundled examples (no services)
-#   make test  - install (Python stack + Debian's prometheus for promtool), then ruff, mypy
+#   make test  - install (Python stack + Debian's prometheus for promtool, chromium for the
+#                report's browser tests), then ruff, mypy
 #                and the whole test suite (which starts its own broker and Prometheus)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test lint typecheck pytest schemas bench clean
+.PHONY: install run demo test lint typecheck pytest schemas bench clean browser-tools report
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,16 +28,26 @@ score: install
 prometheus-tools:
 	bash .ci/install-prometheus.sh
 
+browser-tools:
+	bash .ci/install-chromium.sh
+
 lint: install
 	$(BIN)/ruff check monitor tests
 
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install prometheus-tools
+pytest: install prometheus-tools browser-tools
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test: lint typecheck pytest
+
+# the README's screenshot: score the examples, render the report, photograph one conversation
+report: install browser-tools
+	mkdir -p build
+	$(BIN)/skg-monitor score examples/conversations.jsonl --output build/scores.jsonl
+	$(BIN)/skg-monitor report build/scores.jsonl --events examples/conversations.jsonl \
+	  --out build/report.html --screenshot docs/report.png
 
 schemas: install
 	$(BIN)/skg-monitor schemas --out schemas

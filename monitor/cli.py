@@ -256,10 +256,12 @@ def bench_blind(
 def _register_commands() -> None:
     """The streaming and quality commands live beside the code they drive."""
     from monitor.quality import commands as quality_commands
+    from monitor.report import commands as report_commands
     from monitor.stream import commands as stream_commands
 
     stream_commands.register(app, bench_app)
     quality_commands.register(app, bench_app)
+    report_commands.register(app, bench_app)
 
 
 _register_commands()

@@ -47,6 +47,7 @@ from monitor.stream.alertmanager import AlertmanagerHook
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.metrics import ActiveConversations, Metrics
 from monitor.stream.security import faust_credentials
+from monitor.stream.report_view import add_report_page
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
@@ -201,6 +202,7 @@ class Monitor:
             @app.task
             async def page_alertmanager() -> None:
                 await pager.run(self.owned_partitions)
+        self.recent = add_report_page(self)  # /conversations/{id}/report
 
     def owned_partitions(self) -> set[int] | None:
         try:
@@ -265,6 +267,7 @@ class Monitor:
         if self.pager is not None:  # queues only; a background task posts
             self.pager.observe(outcomes, {t.conversation_id: e.message.partition
                                           for e, t in todo})
+        self.recent.observe(outcomes)
         now = time.time()
         for (event, _), outcome in zip(todo, outcomes, strict=True):
             self.observe(event, outcome, per_turn, now)
