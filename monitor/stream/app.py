@@ -46,8 +46,8 @@ from monitor.inputs import InputError, parse_event_bytes
 from monitor.stream.alertmanager import AlertmanagerHook
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.metrics import ActiveConversations, Metrics
-from monitor.stream.security import faust_credentials
 from monitor.stream.report_view import add_report_page
+from monitor.stream.security import faust_credentials
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
