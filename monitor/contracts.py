@@ -89,6 +89,9 @@ class Claim(_Strict):
     speaker: Role
     turn_index: int
     sentence: str
+    spans: list[tuple[int, int]] = Field(default_factory=list)
+    """[start, end) character offsets in `sentence` of the words the conflict rests on
+    (the value, the opposite word, the negation)."""
 
 
 class ContradictionCertificate(_Strict):
@@ -105,6 +108,8 @@ class ContradictionCertificate(_Strict):
     confidence: Annotated[float, Field(ge=0.0, le=1.0)]
     severity: Severity
     explanation: str
+    same_subject: str = ""
+    """Why the two claims are about the same thing (same node, aligned sentences...)."""
     engine_version: str
 
 

@@ -47,8 +47,8 @@ def _names(sentence: str) -> set[str]:
 
 _ARITHMETIC = re.compile(r"[=×÷]|\d\s*[-+*/x]\s*\d|\b(?:equals?|times|minus|plus|divided|"
                          r"multiplied|subtract|add up|sum of)\b", re.IGNORECASE)
-_OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|next|newer|new|"
-                        r"base|standard|pro|max|mini|plus|lite)\b", re.IGNORECASE)
+_OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|newer|last-gen|"
+                        r"predecessor|successor)\b", re.IGNORECASE)
 
 
 def derived(sentence: str) -> bool:
@@ -89,11 +89,14 @@ _STOP = re.compile(r"[,;:()\[\]|—–•]|\s-\s|\d")
 _WINDOW = 5
 
 
+_CLAUSE_STOP = re.compile(r"[,;:()\[\]|•]")
+
+
 def phrase(sentence: str, amount: Amount) -> str:
-    """The amount with the words of its own phrase on both sides."""
+    """The amount with the words of its own clause on both sides."""
     q = amount.quantity
-    return (_STOP.split(sentence[: q.start])[-1] + q.surface
-            + _STOP.split(sentence[q.end:])[0])
+    return (_CLAUSE_STOP.split(sentence[: q.start])[-1] + q.surface
+            + _CLAUSE_STOP.split(sentence[q.end:])[0])
 
 
 def attribute(sentence: str, amount: Amount) -> set[str]:
@@ -112,12 +115,16 @@ _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maxim
 
 _RATE = re.compile(
     r"\b(?:per|a|an|each|every)\s+(day|week|month|year|hour|minute|night|person|head|"
-    r"serving|portion|lesson|session|visit|trip|way|meal|kg|km|mile|unit|item|page)\b",
+    r"serving|portion|lesson|session|visit|trip|meal|kg|km|mile|unit|item|page)\b",
     re.IGNORECASE)
+_EVERY = re.compile(r"\bevery\s*$", re.IGNORECASE)
 
 
 def rate(sentence: str, amount: Amount) -> str | None:
-    """ "5 g per week", "3 meals a day": what the amount is counted against."""
+    """ "5 g per week", "3 meals a day": what the amount is counted against; "every 20
+    minutes" is a frequency."""
+    if _EVERY.search(sentence[: amount.quantity.start]):
+        return "every"
     match = _RATE.search(_STOP.split(sentence[amount.quantity.end:])[0])
     return match.group(1).lower() if match else None
 
@@ -129,9 +136,13 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
     Two bounds in the same direction ("under 20-25 g" / "under about 50 g") state two
     thresholds for one limit, so they are compared as values.
     """
-    for a in measured(new):
-        for b in measured(old):
-            if not amounts.comparable(a, b):
+    new_amounts, old_amounts = measured(new), measured(old)
+    for a in new_amounts:
+        if any(amounts.comparable(a, b) and not amounts.incompatible(*amounts.as_thresholds(
+                a, b)) for b in old_amounts):
+            continue  # the old sentence also states this value: they agree on it
+        for b in old_amounts:
+            if not amounts.comparable(a, b) or _schedule_edge(a) or _schedule_edge(b):
                 continue
             if len(attribute(new, a) & attribute(old, b)) < min_shared:
                 continue
@@ -140,3 +151,8 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
             if amounts.incompatible(*amounts.as_thresholds(a, b)):
                 return a, b
     return None
+
+
+def _schedule_edge(amount: Amount) -> bool:
+    """ "from 7:45", "till 5:30": one end of a schedule, not the time of the thing."""
+    return amount.quantity.dimension == "clock" and amount.shape in {"upper", "lower"}

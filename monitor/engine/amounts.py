@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from monitor.engine import quantities
 from monitor.engine.quantities import Quantity
 
 _NUM = r"\d+(?:[.,]\d+)*"
 _RANGE = re.compile(
-    rf"(?:\bbetween\s+|\bfrom\s+)?(?P<a>{_NUM})\s*(?:-|–|—|to|and)\s*(?P<b>[^\s\d]{{0,3}}{_NUM})",
+    rf"(?:\bbetween\s+|\bfrom\s+)?(?P<pre>[£$€¥])?(?P<a>{_NUM})\s*(?:-|–|—|to|and)\s*"
+    rf"(?P<b>[^\s\d]{{0,3}}{_NUM})",
     re.IGNORECASE,
 )
 _HEDGE = r"(?:\s+(?:about|around|roughly|approximately|approx\.?|~))?"
@@ -63,7 +64,15 @@ def amounts(text: str) -> list[Amount]:
     found: list[Amount] = []
     taken: list[tuple[int, int]] = []
     for match in _RANGE.finditer(text):
-        upper = quantities.parse_quantities(text[match.start("b"):])
+        prefix = match.group("pre") or ""
+        if prefix and match.group("b")[:1].isdigit():
+            upper = quantities.parse_quantities(prefix + text[match.start("b"):])
+            upper = [replace(q, start=q.start - len(prefix), end=q.end - len(prefix))
+                     for q in upper]
+            if upper and upper[0].start == -len(prefix):
+                upper[0] = replace(upper[0], start=0)
+        else:
+            upper = quantities.parse_quantities(text[match.start("b"):])
         if not upper or upper[0].start != 0:
             continue
         high_q = upper[0]
@@ -75,7 +84,8 @@ def amounts(text: str) -> list[Amount]:
         scale = high_q.value / raw_b
         low, high = sorted((raw_a * scale, high_q.value))
         end = match.start("b") + high_q.end
-        found.append(Amount(low, high, high_q, "range"))
+        whole = replace(high_q, surface=text[match.start():end], start=match.start(), end=end)
+        found.append(Amount(low, high, whole, "range"))
         taken.append((match.start(), end))
     for q in quantities.parse_quantities(text):
         if any(a <= q.start < b for a, b in taken):

@@ -135,8 +135,9 @@ def relation_key(relation: str) -> str:
 
 def _amounts_of(fact: Fact) -> list[amounts.Amount]:
     """The fact's amounts; a hedged sentence widens its exact values."""
+    users_own = fact.subject.split(" ")[0] == "user"  # "I'm 52": a bare number is an age
     found = [a for a in amounts.amounts(fact.object_text)
-             if a.quantity.dimension not in _UNCOMPARED_DIMENSIONS]
+             if users_own or a.quantity.dimension not in _UNCOMPARED_DIMENSIONS]
     if _APPROX.search(fact.sentence.lower()):
         found = [replace(a, low=min(a.low, a.quantity.value * (1 - amounts.APPROX_TOLERANCE)),
                          high=max(a.high, a.quantity.value * (1 + amounts.APPROX_TOLERANCE)))
@@ -183,8 +184,13 @@ def _is_single_valued(fact: Fact) -> bool:
     return False
 
 
+_TITLES = frozenset({"dr", "dr.", "mr", "mr.", "mrs", "mrs.", "ms", "ms.", "prof", "prof.",
+                     "st", "st.", "the", "a", "an", "of"})
+
+
 def _objects_overlap(a: str, b: str) -> bool:
-    wa, wb = set(a.split()), set(b.split())
+    """Shared words other than titles ("Dr. Novak" and "Dr. Alvarez" are two people)."""
+    wa, wb = set(a.split()) - _TITLES, set(b.split()) - _TITLES
     return bool(wa & wb) or a in b or b in a
 
 

@@ -52,6 +52,17 @@ def narrates_change(sentence: str) -> bool:
     return bool(_pattern("state_change").search(sentence))
 
 
+def states_goal(sentence: str) -> bool:
+    return bool(_pattern("goal").search(sentence))
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def years(sentence: str) -> set[str]:
+    return set(_YEAR.findall(sentence))
+
+
 def adds_to(phrase: str) -> bool:
     return bool(_pattern("addition").search(phrase))
 
@@ -89,3 +100,15 @@ def ordered_content_words(text: str) -> list[str]:
 
 def content_words(text: str) -> set[str]:
     return set(ordered_content_words(text))
+
+
+_SCOPE_TOKEN = re.compile(
+    r"\b(?:\d+|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|"
+    r"march|april|may|june|july|august|september|october|november|december|morning|"
+    r"afternoon|evening|night|week|weekend|option|plan|phase|stage|step|part)\b")
+
+
+def different_scopes(a: str, b: str) -> bool:
+    """Two headings that scope different things ("day 1: arrival" / "day 2")."""
+    ta, tb = set(_SCOPE_TOKEN.findall(a)), set(_SCOPE_TOKEN.findall(b))
+    return bool(ta) and bool(tb) and ta != tb

@@ -246,7 +246,8 @@ class RuleExtractor:
                 if sentence_modality == "asserted" and (
                         segment.kind == "quote" or cues.is_epistemic(text.lower())):
                     sentence_modality = "reported"
-                if sentence_modality == "asserted" and cues.opens_conditional(text):
+                if sentence_modality == "asserted" and (
+                        cues.opens_conditional(text) or cues.states_goal(text)):
                     sentence_modality = "hypothetical"
                 if sentence_modality == "asserted" and lexicon.modality_cue(text.lower()) not in {
                         "hypothetical", "reported"}:
@@ -490,10 +491,10 @@ def _preps(head: Any) -> list[tuple[str, Any]]:
 
 
 def _type_of(token: Any) -> str:
+    if token.pos_ == "PROPN":
+        return "entity"  # "a 2018 Toyota Corolla" is a named thing, not a number
     if token.pos_ == "NUM" or any(c.pos_ == "NUM" for c in token.children):
         return "number"
-    if token.pos_ == "PROPN":
-        return "entity"
     return "concept"
 
 

@@ -502,7 +502,7 @@ class Engine:
                 alignment = self._alignment(state, fact, old, turn)
                 if alignment is None:
                     continue
-                if any(_user_gave_amount(state, old.turn, turn, a)
+                if any(_user_gave_amount(state, old.turn, turn, a, old.speaker != "user")
                        for a in aligned.measured(fact.object_text)):
                     continue  # the user gave a new value of this kind in between
                 if lexicon.is_self_correction(fact.sentence):
@@ -560,8 +560,11 @@ class Engine:
                     continue
                 clash = aligned.amount_conflict(
                     sentence, old_sentence, 1 if speaker == "user" else 2)
-                if clash is None or _user_gave_amount(state, old_turn, turn, clash[0]):
+                if clash is None or _user_gave_amount(state, old_turn, turn, clash[0],
+                                                      any_kind=speaker != "user"):
                     continue
+                if cues.years(sentence) != cues.years(old_sentence):
+                    continue  # "today ... back in 2022": different time frames
                 if cues.adds_to(aligned.phrase(sentence, clash[0])):
                     continue  # "bring one more 1 L bottle": an addition, not a restatement
                 new = _statement_fact(sentence, context, "assistant", turn, clash[0], shared)
@@ -597,7 +600,7 @@ class Engine:
         a, b = _normal(new.sentence), _normal(old.sentence)
         if a == b or a in b or b in a:
             return None  # one statement and its own copy (or a piece of it)
-        if new.context and old.context and new.context != old.context:
+        if cues.different_scopes(new.context, old.context):
             return None  # "Day 1" and "Day 2" items are about different days
         if new.relation != "amount" and cues.describes_new_state(new.sentence):
             return None  # "you have two books now": the situation moved on
@@ -618,7 +621,8 @@ class Engine:
     def _certificate(
         self, event: TurnEvent, finding: contradiction.Finding, alignment: float
     ) -> ContradictionCertificate:
-        claim, prior = _claim(finding.claim), _claim(finding.prior)
+        claim = _claim(finding.claim, _conflict_words(finding.claim, finding.detector))
+        prior = _claim(finding.prior, _conflict_words(finding.prior, finding.detector))
         confidence = _r(finding.confidence)
         page = (confidence >= self.config.page_confidence
                 and alignment >= self.config.page_alignment
@@ -635,6 +639,7 @@ class Engine:
             confidence=confidence,
             severity="page" if page else "warn",
             explanation=contradiction.explain(finding),
+            same_subject=_why_same(finding, alignment),
             engine_version=self.version,
         )
 
@@ -678,11 +683,15 @@ def _measures(fact: Fact) -> bool:
 
 
 def _user_gave_amount(state: ConversationState, after: int, before: int,
-                      amount: amounts.Amount) -> bool:
-    """A user turn between the two gave a value of this kind: the situation changed."""
+                      amount: amounts.Amount, any_kind: bool = False) -> bool:
+    """A user turn between the two gave a value of this kind: the situation changed.
+
+    Against the assistant's own earlier numbers, any new user number counts ("what if 4
+    people come?" rescales a recipe's grams as well as its servings).
+    """
     return any(
         after < turn < before and speaker.startswith("user")
-        and any(amounts.comparable(amount, a) for a in aligned.measured(sentence))
+        and any(any_kind or amounts.comparable(amount, a) for a in aligned.measured(sentence))
         for turn, speaker, sentence, _ in state.statements
     )
 
@@ -720,14 +729,50 @@ def duplicates_of(
     return flags
 
 
-def _claim(fact: Fact) -> Claim:
+def _why_same(finding: contradiction.Finding, alignment: float) -> str:
+    new, old = finding.claim, finding.prior
+    how = f"sentences {alignment:.2f} similar"
+    if new.relation == "amount":
+        return f"aligned sentences sharing {new.subject!r} ({how})"
+    if new.subject == old.subject:
+        return f"same subject {new.subject!r} ({how})"
+    return f"subjects {new.subject!r} and {old.subject!r} share their head word ({how})"
+
+
+def _claim(fact: Fact, words: list[str]) -> Claim:
     q = quantities.parse_quantities(fact.object_text) if fact.object_text else []
     return Claim(
         subject=fact.subject, relation=fact.relation, object=fact.object_text or fact.object,
         negated=fact.negated, quantity=q[0].value if q else None,
         unit=q[0].unit if q else None, speaker=fact.speaker,  # type: ignore[arg-type]
-        turn_index=fact.turn, sentence=fact.sentence,
+        turn_index=fact.turn, sentence=fact.sentence, spans=_spans(fact.sentence, words),
     )
+
+
+_NEGATORS = re.compile(r"\b(?:not|no|never|n't|cannot|none|neither|nor)\b", re.IGNORECASE)
+
+
+def _spans(sentence: str, words: list[str]) -> list[tuple[int, int]]:
+    """Where the words a conflict rests on stand in the sentence (first occurrence each)."""
+    found: set[tuple[int, int]] = set()
+    lower = sentence.lower()
+    for word in words:
+        word = word.strip().lower()
+        at = lower.find(word) if word else -1
+        if at >= 0:
+            found.add((at, at + len(word)))
+    return sorted(found)
+
+
+def _conflict_words(fact: Fact, detector: str) -> list[str]:
+    """The value, the opposite word or the negation of one side of a finding."""
+    words = [fact.object_text] if detector in {"numeric", "exclusive", "user_fact"} else []
+    if detector == "antonym":
+        words.append(fact.predicate)
+    if detector == "negation":
+        words += [m.group(0) for m in _NEGATORS.finditer(fact.sentence)][:1]
+        words.append(fact.object_text or fact.predicate)
+    return [w for w in words if w]
 
 
 def _normalise(vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -87,9 +87,10 @@ class ConversationState:
             self.user_topics = [*self.user_topics, (turn, sorted(set(heads)))][
                 -MAX_USER_TOPICS:]
 
-    def changed_between(self, after: int, before: int, heads: set[str]) -> bool:
+    def changed_between(self, after: int, before: int, heads: set[str],
+                        min_shared: int = 2) -> bool:
         """Did a user turn strictly between the two turns speak afresh about these things?"""
-        return any(after < turn < before and heads.intersection(words)
+        return any(after < turn < before and len(heads.intersection(words)) >= min_shared
                    for turn, words in self.user_topics)
 
     def certify(self, key: str) -> bool:
