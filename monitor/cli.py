@@ -211,6 +211,20 @@ def bench_pairs(
     write_result("pairs", run_pairs_bench(file, limit), output)
 
 
+@bench_app.command("trend")
+def bench_trend(
+    file: Annotated[Path, typer.Argument(help="MT-Bench-101 mtbench101.jsonl")],
+    limit: Annotated[int, typer.Option(help="score a fixed random subset of N dialogues")] = 0,
+    swaps: Annotated[int, typer.Option(help="dialogues copied with one answer swapped")] = 100,
+    output: Path | None = None,
+) -> None:
+    """Share of conversations ending DEGRADING, drift per 100 turns (topic-shift task and
+    the rest), recall on constructed assistant drift, and a sample of DEGRADING ones."""
+    from monitor.bench.mtbench import run_trend_bench
+
+    write_result("trend", run_trend_bench(file, limit, swaps), output)
+
+
 def _register_commands() -> None:
     """The streaming and quality commands live beside the code they drive."""
     from monitor.quality import commands as quality_commands

@@ -30,10 +30,19 @@ from monitor.contracts import (
     content_id,
 )
 from monitor.engine import contradiction, lexicon, quantities
+from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
+from monitor.engine.followup import operation_of, quoted_operand
 from monitor.engine.graph import Fact
-from monitor.engine.signals import clip01, fuse, graph_anchoring, local_relevance, regime_of
+from monitor.engine.signals import (
+    clip01,
+    fuse,
+    graph_anchoring,
+    local_relevance,
+    regime_of,
+    request_relevance,
+)
 from monitor.engine.state import ConversationState
 from monitor.quality import conflict as quality_conflict
 from monitor.quality import mfss as quality_mfss
@@ -185,6 +194,7 @@ class Engine:
             if event.role == "user":
                 facts = facts + self._apply_revision(state, event, facts)
                 state.push_prompt(event.text)
+                self._follow_user(state, event.text)
             self._insert(state, facts, event.turn_index, quarantine=set())
             outcome = TurnOutcome(event=event)
         outcome.gap = gap
@@ -247,6 +257,12 @@ class Engine:
                     if sims[idx] > self.config.semantic_link_similarity:
                         graph.add_semantic(label, live_older[int(idx)], float(sims[idx]))
         return new_nodes
+
+    def _follow_user(self, state: ConversationState, text: str) -> None:
+        """Let the user lead the topic, and note a follow-up operation and its operand."""
+        quoted = quoted_operand(text)
+        state.topic.observe_user(self._vec(text), operation_of(text),
+                                 self._vec(quoted) if quoted else None, self.config)
 
     # --- revisions --------------------------------------------------------------------
     def _apply_revision(self, state: ConversationState, event: TurnEvent,
@@ -375,28 +391,28 @@ class Engine:
                 anchors.append((weight, cfg.anchor_none))
         g = graph_anchoring(anchors) if older else 1.0
 
+        s_local = local_relevance(prompt_vec, sent_vecs, ref_vec, cfg)
+        topic = state.topic
+        operation, shifted = topic.operation, topic.shifted
+        s_rel = request_relevance(s_local, topic.operand_similarity(response_vec))
+        request_match = float(np.max(sent_vecs @ prompt_vec)) if prompt_vec is not None else None
+        related = topic.relatedness(response_vec, request_match)
         if state.anchor is None:
             state.anchor = response_vec
             s_cons = g
-            anchor_sim = 1.0
+        elif shifted:  # the user moved the topic: this answer opens a new segment
+            state.anchor = response_vec
+            s_cons = clip01(max(g, cfg.session_anchor_weight * related))
         else:
-            anchor_sim = float(response_vec @ state.anchor)
-            s_cons = clip01(max(g, cfg.session_anchor_weight * anchor_sim))
-        recent_sim = float(response_vec @ state.recent) if state.recent is not None else 1.0
-        drift = (
-            state.assistant_turns > 0 and g < cfg.drift_consistency
-            and max(anchor_sim, recent_sim) < cfg.drift_consistency
-        )
+            s_cons = clip01(max(g, cfg.session_anchor_weight * float(response_vec @ state.anchor)))
+        drift = is_drift(state.assistant_turns, g, related, cfg)
         if drift:
-            s_cons = clip01(min(s_cons, max(anchor_sim, recent_sim)))
-        state.recent = _normalise(
-            response_vec if state.recent is None else state.recent * 0.5 + response_vec * 0.5
-        )
+            s_cons = clip01(min(s_cons, related))
+        topic.observe_answer(response_vec, drift, cfg)
 
-        s_local = local_relevance(prompt_vec, sent_vecs, ref_vec, cfg)
         s_logic = 1.0 - max((c.confidence for c in certificates), default=0.0)
         regime, both_short = regime_of(prompt, event.text, cfg)
-        fused = fuse(regime, both_short, s_local, s_cons, s_logic, cfg)
+        fused = fuse(regime, both_short, s_rel, s_cons, s_logic, cfg)
         if fused.quality < cfg.logic_gate_cap or certificates:
             self._quarantine_turn(state, turn, new_nodes)
 
@@ -428,6 +444,9 @@ class Engine:
             turn_index=turn,
             regime=regime,
             local_relevance=_r(s_local),
+            relevance=_r(s_rel),
+            operation=operation,
+            topic_shift=shifted,
             consistency=_r(s_cons),
             logic=_r(s_logic),
             quality=_r(fused.quality),
@@ -547,11 +566,6 @@ def _claim(fact: Fact) -> Claim:
         unit=q[0].unit if q else None, speaker=fact.speaker,  # type: ignore[arg-type]
         turn_index=fact.turn, sentence=fact.sentence,
     )
-
-
-def _normalise(vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    norm = float(np.linalg.norm(vec))
-    return (vec / norm).astype(np.float32) if norm > 0 else vec
 
 
 def _revision_quantities(

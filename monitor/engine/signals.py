@@ -67,6 +67,15 @@ def local_relevance(
     return clip01(value)
 
 
+def request_relevance(local: float, operand_similarity: float | None) -> float:
+    """Relevance to what was asked: for a follow-up operation ("shorten it", "make it a
+    table") the answer may match the operand (previous answer or quoted text) instead of
+    the request's own words, so the better of the two counts. Plain requests: `local`."""
+    if operand_similarity is None:
+        return local
+    return clip01(max(local, operand_similarity))
+
+
 def graph_anchoring(anchors: list[tuple[float, float]]) -> float:
     """Importance-weighted mean of per-new-node anchoring; 1.0 when nothing is new."""
     if not anchors:
