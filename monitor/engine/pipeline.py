@@ -145,8 +145,7 @@ class Engine:
             mean_quality=_r(state.sum_quality / n) if n else None,
             level=_r(level) if level is not None else None,
             slope=_r(state.trend.slope(self.config.trend_min_turns)),
-            trend=state.trend.label(self.config.trend_min_turns,
-                                    self.config.trend_slope_threshold),
+            trend=state.last_trend,
             certificates=state.certificates,
             gaps=state.gaps,
             engine_version=self.version,
@@ -416,9 +415,9 @@ class Engine:
         if fused.quality < cfg.logic_gate_cap or certificates:
             self._quarantine_turn(state, turn, new_nodes)
 
-        previous_trend = state.trend.label(cfg.trend_min_turns, cfg.trend_slope_threshold)
-        state.trend.add(fused.quality, cfg.trend_decay)
-        trend = state.trend.label(cfg.trend_min_turns, cfg.trend_slope_threshold)
+        previous_trend = state.last_trend
+        state.trend.add(fused.quality, cfg.trend_decay, cfg.trend_drop_turns)
+        trend = state.trend.label(previous_trend, cfg)
         level = state.trend.level or 0.0
         slope = state.trend.slope(cfg.trend_min_turns)
 

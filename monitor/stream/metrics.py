@@ -26,7 +26,10 @@ from monitor.contracts import (
 
 DEAD_LETTER_REASONS = ("invalid_json", "schema", "oversized", "not_utf8", "missing_key",
                        "key_mismatch")
-SIGNALS = ("local_relevance", "consistency", "logic")
+SIGNALS = ("local_relevance", "relevance", "topic_consistency", "logic")
+"""`relevance` (to what was asked, follow-up operands included) is what enters quality;
+`topic_consistency` is TurnScore.consistency, renamed here because its anchor now follows the
+user's topic changes (it used to be the `consistency` label, anchored at the first answer)."""
 MFSS_FACTORS = ("accuracy", "conciseness", "factual_consistency", "readability",
                 "coherence", "rouge")
 ALERT_KINDS = ("contradiction", "trend", "conflict")
@@ -60,8 +63,10 @@ class Metrics:
         self.active = Gauge("skg_active_conversations",
                             "Conversations owned by this worker seen within the idle window",
                             registry=reg)
-        self.degrading = Gauge("skg_degrading_conversations",
-                               "Active conversations whose trend is DEGRADING", registry=reg)
+        self.degrading = Gauge("skg_sustained_decline_conversations",
+                               "Active conversations whose trend is DEGRADING (a significant "
+                               "decline or a sustained drop; was skg_degrading_conversations "
+                               "when any slope below -0.01 counted)", registry=reg)
         self.level_sum = Gauge("skg_active_conversations_level_sum",
                                "Sum of recency-weighted quality levels of active "
                                "conversations", registry=reg)
@@ -101,7 +106,8 @@ class Metrics:
         self.turns.labels(role="assistant", regime=score.regime).inc()
         self.quality.observe(score.quality)
         self.signal.labels(signal="local_relevance").observe(score.local_relevance)
-        self.signal.labels(signal="consistency").observe(score.consistency)
+        self.signal.labels(signal="relevance").observe(score.relevance)
+        self.signal.labels(signal="topic_consistency").observe(score.consistency)
         self.signal.labels(signal="logic").observe(score.logic)
         self.slope.observe(score.slope)
         self.processing.observe(seconds)
