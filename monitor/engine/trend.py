@@ -164,9 +164,12 @@ class TrendStats:
         which can delay a label but never invents significance."""
         if len(values) < _FIXED:
             return cls()
-        n, *sums = values[:_FIXED]
-        return cls(int(n), *sums, recent=list(values[_FIXED:]))
+        stats = cls(int(values[0]), recent=list(values[_FIXED:]))
+        for name, value in zip(_SUMS, values[1:_FIXED], strict=True):
+            setattr(stats, name, float(value))
+        return stats
 
 
-_FIXED = 11
+_SUMS = ("sw", "swx", "swxx", "swy", "swxy", "swyy", "sv", "svx", "svxx", "total")
+_FIXED = 1 + len(_SUMS)
 """n and the ten sums come first in the stored form."""
