@@ -225,6 +225,19 @@ def bench_trend(
     write_result("trend", run_trend_bench(file, limit, swaps), output)
 
 
+@bench_app.command("human")
+def bench_human(
+    fed: Annotated[Path | None, typer.Option(help="FED fed_data.json")] = None,
+    usr: Annotated[Path | None, typer.Option(help="USR pc_usr_data.json (PersonaChat)")] = None,
+    output: Path | None = None,
+) -> None:
+    """Spearman and Kendall correlation of quality and each signal with human turn ratings
+    (FED, USR-PersonaChat), beside published and word-overlap baselines."""
+    from monitor.bench.human import run_human_bench
+
+    write_result("human", run_human_bench(fed, usr), output)
+
+
 def _register_commands() -> None:
     """The streaming and quality commands live beside the code they drive."""
     from monitor.quality import commands as quality_commands

@@ -121,7 +121,8 @@ class MFSSScore(_Strict):
     conciseness: float
     factual_consistency: float | None
     readability: float
-    coherence: float
+    coherence: float | None
+    """Adjacent-sentence coherence of [prompt, sentences]; None with a single link."""
     rouge: float | None
     total: float
     weights: dict[str, float]

@@ -431,7 +431,7 @@ class Engine:
         state.prompt = []
 
         mfss = quality_mfss.score_mfss(event.text, event.reference, sentences, self.embedder,
-                                       cfg.mfss_weights)
+                                       cfg.mfss_weights, prompt=prompt)
         conflict = quality_conflict.score_conflict(
             quality_conflict.claims_from_extraction(extraction, state.focus), event.documents,
             self.extractor, self.embedder, support_similarity=cfg.conflict_support_similarity,
