@@ -388,7 +388,9 @@ class Engine:
                 anchors.append((weight, cfg.anchor_semantic))
             else:
                 anchors.append((weight, cfg.anchor_none))
-        g = graph_anchoring(anchors) if older else 1.0
+        # graph evidence exists only for new claims: an answer that adds none (a generic
+        # "sounds fun!") is not thereby perfectly consistent (reference bug 13)
+        g = graph_anchoring(anchors) if new_nodes and older else (None if older else 1.0)
 
         s_local = local_relevance(prompt_vec, sent_vecs, ref_vec, cfg)
         topic = state.topic
@@ -396,15 +398,17 @@ class Engine:
         s_rel = request_relevance(s_local, topic.operand_similarity(response_vec))
         request_match = float(np.max(sent_vecs @ prompt_vec)) if prompt_vec is not None else None
         related = topic.relatedness(response_vec, request_match)
+        graph_term = 0.0 if g is None else g
         if state.anchor is None:
             state.anchor = response_vec
-            s_cons = g
+            s_cons = 1.0 if g is None else g
         elif shifted:  # the user moved the topic: this answer opens a new segment
             state.anchor = response_vec
-            s_cons = clip01(max(g, cfg.session_anchor_weight * related))
+            s_cons = clip01(max(graph_term, cfg.session_anchor_weight * related))
         else:
-            s_cons = clip01(max(g, cfg.session_anchor_weight * float(response_vec @ state.anchor)))
-        drift = is_drift(state.assistant_turns, g, related, cfg)
+            s_cons = clip01(max(graph_term,
+                                cfg.session_anchor_weight * float(response_vec @ state.anchor)))
+        drift = is_drift(state.assistant_turns, graph_term, related, cfg)
         if drift:
             s_cons = clip01(min(s_cons, related))
         topic.observe_answer(response_vec, drift, cfg)
