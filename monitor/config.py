@@ -85,6 +85,9 @@ class EngineConfig(BaseModel):
     """A user turn (not a follow-up operation) whose cosine to both the topic and the last
     answer is below this moves the topic: on MT-Bench-101's topic-shift task the median is
     -0.03, on other tasks' follow-ups 0.19."""
+    context_request_words: int = 8
+    """A request shorter than this ("Yes, that would be helpful.", "Inception.") is judged
+    in context: the answer's match to the thread counts as relevance too."""
     topic_blend: float = 0.5
     """Weight of the newest request/answer in the user-led topic vector (EMA)."""
 

@@ -127,3 +127,17 @@ def test_topic_survives_the_stored_form() -> None:
     assert restored.topic.operand is not None and state.topic.operand is not None
     assert (restored.topic.operand == state.topic.operand).all()
     assert restored.to_bytes() == state.to_bytes()
+
+
+def test_short_elliptical_request_is_judged_in_context() -> None:
+    _, answer = scores([
+        ("user", "Which drawing software should a complete beginner in digital art use?"),
+        ("assistant", "Krita is free, runs on a PC and is friendly to beginners in digital "
+                      "painting. Would you like a recommendation for a drawing tablet too?"),
+        ("user", "Yes, please."),
+        ("assistant", "For a beginner, the Wacom Intuos is an affordable drawing tablet that "
+                      "works well with Krita for digital painting."),
+    ])
+    assert answer.local_relevance < 0.3  # "Yes, please." says nothing by itself
+    assert answer.relevance >= 0.5
+    assert answer.relevance > answer.local_relevance + 0.2

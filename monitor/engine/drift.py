@@ -5,9 +5,10 @@ The reference anchors a conversation at its first answer and calls every answer 
 recommendations?") and an assistant that follows is doing its job. Here the topic is led by
 the user:
 
-* a user turn that is not a follow-up operation and is far from the current topic (cosine
-  below `EngineConfig.topic_shift_similarity` to both the topic and the last answer) *moves*
-  the topic to itself, and the next answer starts a new consistency segment (it becomes the
+* a user turn that is not a follow-up operation, has at least `context_request_words`
+  words and is far from the current topic (cosine below
+  `EngineConfig.topic_shift_similarity` to both the topic and the last answer) *moves* the
+  topic to itself, and the next answer starts a new consistency segment (it becomes the
   session anchor, as the first answer of a conversation does);
 * otherwise the user turn and every on-topic answer are blended into the topic (an
   exponential moving average of unit vectors, weight `topic_blend`), so the topic is a
@@ -54,8 +55,8 @@ class TopicState:
     """The user moved the topic since the last answer."""
 
     # --- user turns -------------------------------------------------------------------
-    def observe_user(self, request: Vector, operation: str | None, quoted: Vector | None,
-                     config: EngineConfig) -> None:
+    def observe_user(self, request: Vector, words: int, operation: str | None,
+                     quoted: Vector | None, config: EngineConfig) -> None:
         if operation is not None:
             self.operation = operation
             self.operand = quoted if quoted is not None else self.last_answer
@@ -65,7 +66,8 @@ class TopicState:
             return
         closest = max(v for v in (_cos(request, self.topic), _cos(request, self.last_answer))
                       if v is not None)
-        if closest < config.topic_shift_similarity:
+        # a request of a few words ("Yes, please.") is too little evidence of a new topic
+        if closest < config.topic_shift_similarity and words >= config.context_request_words:
             self.topic = _unit(request)
             self.shifted = True
         else:
@@ -76,6 +78,12 @@ class TopicState:
     def operand_similarity(self, response: Vector) -> float | None:
         """Cosine of the answer to the pending operation's operand (None without one)."""
         return _cos(response, self.operand) if self.operation is not None else None
+
+    def context_similarity(self, response: Vector) -> float | None:
+        """Cosine of the answer to the thread (the user-led topic), unless the user has just
+        moved the topic: what a short, elliptical request ("Yes, please.", "Inception.")
+        asks for is the thread it continues, not its own few words."""
+        return None if self.shifted else _cos(response, self.topic)
 
     def relatedness(self, response: Vector, request_match: float | None) -> float:
         """The best match of the answer to anything the user asked for (request, topic,

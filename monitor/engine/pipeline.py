@@ -42,6 +42,7 @@ from monitor.engine.signals import (
     local_relevance,
     regime_of,
     request_relevance,
+    word_count,
 )
 from monitor.engine.state import ConversationState
 from monitor.quality import conflict as quality_conflict
@@ -260,7 +261,7 @@ class Engine:
     def _follow_user(self, state: ConversationState, text: str) -> None:
         """Let the user lead the topic, and note a follow-up operation and its operand."""
         quoted = quoted_operand(text)
-        state.topic.observe_user(self._vec(text), operation_of(text),
+        state.topic.observe_user(self._vec(text), word_count(text), operation_of(text),
                                  self._vec(quoted) if quoted else None, self.config)
 
     # --- revisions --------------------------------------------------------------------
@@ -395,7 +396,11 @@ class Engine:
         s_local = local_relevance(prompt_vec, sent_vecs, ref_vec, cfg)
         topic = state.topic
         operation, shifted = topic.operation, topic.shifted
-        s_rel = request_relevance(s_local, topic.operand_similarity(response_vec))
+        s_rel = request_relevance(
+            s_local, topic.operand_similarity(response_vec),
+            topic.context_similarity(response_vec)
+            if word_count(prompt) < cfg.context_request_words else None,
+        )
         request_match = float(np.max(sent_vecs @ prompt_vec)) if prompt_vec is not None else None
         related = topic.relatedness(response_vec, request_match)
         graph_term = 0.0 if g is None else g
