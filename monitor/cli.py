@@ -253,6 +253,33 @@ def bench_blind(
     write_result(name, run_blind_bench(turns, labels, split), output)
 
 
+@bench_app.command("trend")
+def bench_trend(
+    file: Annotated[Path, typer.Argument(help="MT-Bench-101 mtbench101.jsonl")],
+    limit: Annotated[int, typer.Option(help="score a fixed random subset of N dialogues")] = 0,
+    swaps: Annotated[int, typer.Option(help="dialogues copied with one answer swapped")] = 100,
+    output: Path | None = None,
+) -> None:
+    """Share of conversations ending DEGRADING, drift per 100 turns (topic-shift task and
+    the rest), recall on constructed assistant drift, and a sample of DEGRADING ones."""
+    from monitor.bench.mtbench import run_trend_bench
+
+    write_result("trend", run_trend_bench(file, limit, swaps), output)
+
+
+@bench_app.command("human")
+def bench_human(
+    fed: Annotated[Path | None, typer.Option(help="FED fed_data.json")] = None,
+    usr: Annotated[Path | None, typer.Option(help="USR pc_usr_data.json (PersonaChat)")] = None,
+    output: Path | None = None,
+) -> None:
+    """Spearman and Kendall correlation of quality and each signal with human turn ratings
+    (FED, USR-PersonaChat), beside published and word-overlap baselines."""
+    from monitor.bench.human import run_human_bench
+
+    write_result("human", run_human_bench(fed, usr), output)
+
+
 def _register_commands() -> None:
     """The streaming and quality commands live beside the code they drive."""
     from monitor.quality import commands as quality_commands

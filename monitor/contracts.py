@@ -126,7 +126,8 @@ class MFSSScore(_Strict):
     conciseness: float
     factual_consistency: float | None
     readability: float
-    coherence: float
+    coherence: float | None
+    """Adjacent-sentence coherence of [prompt, sentences]; None with a single link."""
     rouge: float | None
     total: float
     weights: dict[str, float]
@@ -155,11 +156,21 @@ class TurnScore(_Strict):
     turn_index: int
     regime: Regime
     local_relevance: float
+    """Best match of the answer's sentences to the request's words (and the reference)."""
+    relevance: float
+    """Relevance to what was asked: `local_relevance`, or for a follow-up operation the
+    better of it and the answer's match to the operand (previous answer / quoted text).
+    This is the relevance that enters `quality`."""
+    operation: str | None = None
+    """The follow-up operation the request asked for (rephrase, summarise, ...), if any."""
+    topic_shift: bool = False
+    """The user changed topic before this answer (it opened a new consistency segment)."""
     consistency: float
     logic: float
     quality: float
     gates: GateFlags
     drift: bool
+    """The assistant left what was asked (see engine.drift); a user topic change is not drift."""
     certificates: list[str]
     mfss: MFSSScore | None = None
     conflict: ConflictScore | None = None

@@ -104,16 +104,17 @@ def test_running_trend_equals_batch_weighted_regression(qs: list[float]) -> None
 
 
 def test_trend_labels() -> None:
+    cfg = EngineConfig()
     falling, flat = TrendStats(), TrendStats()
     for i in range(6):
         falling.add(0.9 - 0.1 * i, 0.1)
         flat.add(0.7, 0.1)
-    assert falling.label(3, 0.01) == "DEGRADING"
-    assert flat.label(3, 0.01) == "STABLE"
+    assert falling.label("STABLE", cfg) == "DEGRADING"
+    assert flat.label("STABLE", cfg) == "STABLE"
     two = TrendStats()
     two.add(0.9, 0.1)
     two.add(0.1, 0.1)
-    assert two.label(3, 0.01) == "STABLE"  # too few turns to call a trend
+    assert two.label("STABLE", cfg) == "STABLE"  # too few turns to call a trend
 
 
 def test_regimes() -> None:

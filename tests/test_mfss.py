@@ -123,7 +123,10 @@ def test_coherence_is_mean_adjacent_cosine() -> None:
     vecs = np.stack([vec(1, 0), vec(0, 1), vec(0.6, 0.8)])
     assert mfss.coherence(vecs) == pytest.approx((0.0 + 0.8) / 2)
     assert mfss.coherence(np.stack([vec(1, 0), vec(-1, 0)])) == 0.0
-    assert mfss.coherence(np.stack([vec(1, 0)])) == 1.0
+    assert mfss.coherence(np.stack([vec(1, 0)])) is None  # no transition to judge
+    # with a prompt the chain starts at the prompt: one sentence has one link
+    assert mfss.coherence(np.stack([vec(0.6, 0.8)]), vec(1, 0)) == pytest.approx(0.6)
+    assert mfss.coherence(vecs, vec(0, 1)) == pytest.approx((0.0 + 0.0 + 0.8) / 3)
 
 
 # --- ROUGE --------------------------------------------------------------------------------
@@ -140,14 +143,18 @@ ANSWER = "The cat sat on the mat."
 REFERENCE = "The cat sat."
 
 
+PROMPT = "Where did the cat sit?"
+
+
 def _fake() -> FakeEmbedder:
-    return FakeEmbedder({ANSWER: [1, 0], REFERENCE: [0.6, 0.8]})
+    return FakeEmbedder({ANSWER: [1, 0], REFERENCE: [0.6, 0.8], PROMPT: [0.8, 0.6]})
 
 
 def test_total_is_weighted_mean_with_reference() -> None:
-    score = mfss.score_mfss(ANSWER, REFERENCE, [ANSWER], _fake(), MFSSWeights())
+    score = mfss.score_mfss(ANSWER, REFERENCE, [ANSWER], _fake(), MFSSWeights(), PROMPT)
     assert score.accuracy == pytest.approx(0.6)
-    assert score.coherence == 1.0
+    assert score.coherence == pytest.approx(0.8)  # cos(prompt, the one sentence)
+    assert score.rouge is not None
     assert score.conciseness == pytest.approx(1.0)  # 6 words = 2 x 3: no penalty
     assert score.factual_consistency == 1.0  # {cat, sat} all present
     expected = (0.25 * score.accuracy + 0.10 * score.conciseness
@@ -159,13 +166,20 @@ def test_total_is_weighted_mean_with_reference() -> None:
 
 
 def test_without_reference_factors_are_absent_and_weights_renormalised() -> None:
-    score = mfss.score_mfss(ANSWER, None, [ANSWER], _fake(), MFSSWeights())
+    score = mfss.score_mfss(ANSWER, None, [ANSWER], _fake(), MFSSWeights(), PROMPT)
     assert score.accuracy is None and score.factual_consistency is None and score.rouge is None
     assert score.weights == {"conciseness": 0.25, "readability": 0.375, "coherence": 0.375}
+    assert score.coherence is not None
     expected = 0.25 * score.conciseness + 0.375 * score.readability + 0.375 * score.coherence
     assert score.total == pytest.approx(expected, abs=1e-6)
-    blank = mfss.score_mfss(ANSWER, "   ", [ANSWER], _fake(), MFSSWeights())
+    blank = mfss.score_mfss(ANSWER, "   ", [ANSWER], _fake(), MFSSWeights(), PROMPT)
     assert blank == score
+
+
+def test_one_sentence_without_prompt_has_no_coherence() -> None:
+    score = mfss.score_mfss(ANSWER, None, [ANSWER], _fake(), MFSSWeights())
+    assert score.coherence is None
+    assert score.weights == {"conciseness": 0.4, "readability": 0.6}
 
 
 def test_custom_weights_and_rounding() -> None:

@@ -43,7 +43,7 @@ COUNTERS = {
 }
 GAUGES = {
     "skg_active_conversations",
-    "skg_degrading_conversations",
+    "skg_sustained_decline_conversations",
     "skg_active_conversations_level_sum",
     "skg_active_conversations_slope_sum",
     "skg_worker_info",
@@ -178,7 +178,7 @@ def test_dashboards_cover_the_required_views() -> None:
         "skg_turn_quality_bucket",
         "skg_turn_signal",
         "sum by (detector)",
-        "skg_degrading_conversations",
+        "skg_sustained_decline_conversations",
         "skg_active_conversations_level_sum",
         "skg_active_conversations_slope_sum",
         "sum by (regime)",

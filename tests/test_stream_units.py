@@ -41,7 +41,7 @@ def test_metrics_are_preinitialised_and_gauges_add_up() -> None:
     active.touch("c", 2, None, 0.0, False, now=10.0)  # idle
     active.refresh(owned_partitions={0, 1, 2}, now=120.0)
     assert registry.get_sample_value("skg_active_conversations") == 2
-    assert registry.get_sample_value("skg_degrading_conversations") == 1
+    assert registry.get_sample_value("skg_sustained_decline_conversations") == 1
     assert abs(registry.get_sample_value("skg_active_conversations_level_sum") - 1.4) < 1e-9
     active.refresh(owned_partitions={1}, now=120.0)  # partition 0 revoked
     assert registry.get_sample_value("skg_active_conversations") == 1

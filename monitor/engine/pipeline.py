@@ -31,10 +31,20 @@ from monitor.contracts import (
     content_id,
 )
 from monitor.engine import aligned, amounts, contradiction, cues, lexicon, quantities
+from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
+from monitor.engine.followup import operation_of, quoted_operand
 from monitor.engine.graph import Fact, head_word, may_merge
-from monitor.engine.signals import clip01, fuse, graph_anchoring, local_relevance, regime_of
+from monitor.engine.signals import (
+    clip01,
+    fuse,
+    graph_anchoring,
+    local_relevance,
+    regime_of,
+    request_relevance,
+    word_count,
+)
 from monitor.engine.state import ConversationState
 from monitor.quality import conflict as quality_conflict
 from monitor.quality import mfss as quality_mfss
@@ -137,8 +147,7 @@ class Engine:
             mean_quality=_r(state.sum_quality / n) if n else None,
             level=_r(level) if level is not None else None,
             slope=_r(state.trend.slope(self.config.trend_min_turns)),
-            trend=state.trend.label(self.config.trend_min_turns,
-                                    self.config.trend_slope_threshold),
+            trend=state.last_trend,
             certificates=state.certificates,
             gaps=state.gaps,
             engine_version=self.version,
@@ -190,6 +199,7 @@ class Engine:
                 facts = facts + self._apply_revision(state, event, facts)
                 state.push_prompt(event.text)
                 state.add_user_topics(event.turn_index, _told_afresh(extraction.sentences))
+                self._follow_user(state, event.text)
             self._insert(state, facts, event.turn_index, quarantine=set())
             self._remember_statements(state, event, extraction)
             outcome = TurnOutcome(event=event)
@@ -253,6 +263,12 @@ class Engine:
                     if sims[idx] > self.config.semantic_link_similarity:
                         graph.add_semantic(label, live_older[int(idx)], float(sims[idx]))
         return new_nodes
+
+    def _follow_user(self, state: ConversationState, text: str) -> None:
+        """Let the user lead the topic, and note a follow-up operation and its operand."""
+        quoted = quoted_operand(text)
+        state.topic.observe_user(self._vec(text), word_count(text), operation_of(text),
+                                 self._vec(quoted) if quoted else None, self.config)
 
     # --- revisions --------------------------------------------------------------------
     def _apply_revision(self, state: ConversationState, event: TurnEvent,
@@ -384,36 +400,44 @@ class Engine:
                 anchors.append((weight, cfg.anchor_semantic))
             else:
                 anchors.append((weight, cfg.anchor_none))
-        g = graph_anchoring(anchors) if older else 1.0
-
-        if state.anchor is None:
-            state.anchor = response_vec
-            s_cons = g
-            anchor_sim = 1.0
-        else:
-            anchor_sim = float(response_vec @ state.anchor)
-            s_cons = clip01(max(g, cfg.session_anchor_weight * anchor_sim))
-        recent_sim = float(response_vec @ state.recent) if state.recent is not None else 1.0
-        drift = (
-            state.assistant_turns > 0 and g < cfg.drift_consistency
-            and max(anchor_sim, recent_sim) < cfg.drift_consistency
-        )
-        if drift:
-            s_cons = clip01(min(s_cons, max(anchor_sim, recent_sim)))
-        state.recent = _normalise(
-            response_vec if state.recent is None else state.recent * 0.5 + response_vec * 0.5
-        )
+        # graph evidence exists only for new claims: an answer that adds none (a generic
+        # "sounds fun!") is not thereby perfectly consistent (reference bug 13)
+        g = graph_anchoring(anchors) if new_nodes and older else (None if older else 1.0)
 
         s_local = local_relevance(prompt_vec, sent_vecs, ref_vec, cfg)
+        topic = state.topic
+        operation, shifted = topic.operation, topic.shifted
+        s_rel = request_relevance(
+            s_local, topic.operand_similarity(response_vec),
+            topic.context_similarity(response_vec)
+            if word_count(prompt) < cfg.context_request_words else None,
+        )
+        request_match = float(np.max(sent_vecs @ prompt_vec)) if prompt_vec is not None else None
+        related = topic.relatedness(response_vec, request_match)
+        graph_term = 0.0 if g is None else g
+        if state.anchor is None:
+            state.anchor = response_vec
+            s_cons = 1.0 if g is None else g
+        elif shifted:  # the user moved the topic: this answer opens a new segment
+            state.anchor = response_vec
+            s_cons = clip01(max(graph_term, cfg.session_anchor_weight * related))
+        else:
+            s_cons = clip01(max(graph_term,
+                                cfg.session_anchor_weight * float(response_vec @ state.anchor)))
+        drift = is_drift(state.assistant_turns, graph_term, related, cfg)
+        if drift:
+            s_cons = clip01(min(s_cons, related))
+        topic.observe_answer(response_vec, drift, cfg)
+
         s_logic = 1.0 - max((c.confidence for c in certificates), default=0.0)
         regime, both_short = regime_of(prompt, event.text, cfg)
-        fused = fuse(regime, both_short, s_local, s_cons, s_logic, cfg)
+        fused = fuse(regime, both_short, s_rel, s_cons, s_logic, cfg)
         if fused.quality < cfg.logic_gate_cap or certificates:
             self._quarantine_turn(state, turn, new_nodes)
 
-        previous_trend = state.trend.label(cfg.trend_min_turns, cfg.trend_slope_threshold)
-        state.trend.add(fused.quality, cfg.trend_decay)
-        trend = state.trend.label(cfg.trend_min_turns, cfg.trend_slope_threshold)
+        previous_trend = state.last_trend
+        state.trend.add(fused.quality, cfg.trend_decay, cfg.trend_drop_turns)
+        trend = state.trend.label(previous_trend, cfg)
         level = state.trend.level or 0.0
         slope = state.trend.slope(cfg.trend_min_turns)
 
@@ -427,7 +451,7 @@ class Engine:
         state.prompt = []
 
         mfss = quality_mfss.score_mfss(event.text, event.reference, sentences, self.embedder,
-                                       cfg.mfss_weights)
+                                       cfg.mfss_weights, prompt=prompt)
         conflict = quality_conflict.score_conflict(
             quality_conflict.claims_from_extraction(extraction, state.focus), event.documents,
             self.extractor, self.embedder, support_similarity=cfg.conflict_support_similarity,
@@ -439,6 +463,9 @@ class Engine:
             turn_index=turn,
             regime=regime,
             local_relevance=_r(s_local),
+            relevance=_r(s_rel),
+            operation=operation,
+            topic_shift=shifted,
             consistency=_r(s_cons),
             logic=_r(s_logic),
             quality=_r(fused.quality),
@@ -773,11 +800,6 @@ def _conflict_words(fact: Fact, detector: str) -> list[str]:
         words += [m.group(0) for m in _NEGATORS.finditer(fact.sentence)][:1]
         words.append(fact.object_text or fact.predicate)
     return [w for w in words if w]
-
-
-def _normalise(vec: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    norm = float(np.linalg.norm(vec))
-    return (vec / norm).astype(np.float32) if norm > 0 else vec
 
 
 def _revision_quantities(

@@ -67,6 +67,16 @@ def local_relevance(
     return clip01(value)
 
 
+def request_relevance(local: float, operand_similarity: float | None,
+                      context_similarity: float | None = None) -> float:
+    """Relevance to what was asked: for a follow-up operation ("shorten it", "make it a
+    table") the answer may match the operand (previous answer or quoted text) instead of
+    the request's own words, and for a short elliptical request it may match the thread it
+    continues (`context_similarity`), so the best of these counts. Plain requests: `local`."""
+    others = [v for v in (operand_similarity, context_similarity) if v is not None]
+    return clip01(max([local, *others]))
+
+
 def graph_anchoring(anchors: list[tuple[float, float]]) -> float:
     """Importance-weighted mean of per-new-node anchoring; 1.0 when nothing is new."""
     if not anchors:

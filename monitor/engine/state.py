@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from monitor.contracts import Trend
+from monitor.engine.drift import TopicState
 from monitor.engine.graph import ConversationGraph
 from monitor.engine.trend import TrendStats
 
@@ -43,12 +44,20 @@ def _vec_in(text: str | None) -> npt.NDArray[np.float32] | None:
     return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
 
 
+def _topic_in(data: dict[str, Any] | None) -> TopicState:
+    """States stored before topic tracking existed start with an empty topic."""
+    if not data:
+        return TopicState()
+    return TopicState(_vec_in(data["topic"]), _vec_in(data["last"]), _vec_in(data["operand"]),
+                      data["op"], bool(data["shifted"]))
+
+
 @dataclass
 class ConversationState:
     conversation_id: str
     graph: ConversationGraph = field(default_factory=ConversationGraph)
     anchor: npt.NDArray[np.float32] | None = None
-    recent: npt.NDArray[np.float32] | None = None
+    topic: TopicState = field(default_factory=TopicState)
     trend: TrendStats = field(default_factory=TrendStats)
     last_turn_index: int = -1
     focus: str | None = None
@@ -128,7 +137,10 @@ class ConversationState:
             "id": self.conversation_id,
             "graph": self.graph.to_plain(),
             "anchor": _vec_out(self.anchor),
-            "recent": _vec_out(self.recent),
+            "topic": {"topic": _vec_out(self.topic.topic),
+                      "last": _vec_out(self.topic.last_answer),
+                      "operand": _vec_out(self.topic.operand),
+                      "op": self.topic.operation, "shifted": self.topic.shifted},
             "trend": self.trend.to_plain(),
             "last": self.last_turn_index,
             "focus": self.focus,
@@ -155,7 +167,7 @@ class ConversationState:
             conversation_id=data["id"],
             graph=ConversationGraph.from_plain(data["graph"]),
             anchor=_vec_in(data["anchor"]),
-            recent=_vec_in(data["recent"]),
+            topic=_topic_in(data.get("topic")),
             trend=TrendStats.from_plain(data["trend"]),
             last_turn_index=data["last"],
             focus=data["focus"],

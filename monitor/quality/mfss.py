@@ -7,7 +7,8 @@ formula chosen here is written in the factor's docstring. Every factor lies in [
 higher is better.
 
 Factors that need a reference answer (accuracy, factual consistency, ROUGE) are `None`
-without one -- absent, not zero -- and the total is the weighted mean of the factors that
+without one -- absent, not zero -- as is coherence for a one-sentence answer with no prompt
+(no transition to judge), and the total is the weighted mean of the factors that
 are present, with their weights renormalised to sum to 1. `MFSSScore.weights` records the
 weights actually used, so a reader can tell which factors entered the total.
 
@@ -188,12 +189,19 @@ def readability(answer: str, sentences: Sequence[str]) -> float:
     return 0.5 * sentence_length_score(sentences) + 0.5 * lexical_diversity(answer)
 
 
-def coherence(sentence_vecs: Vector) -> float:
-    """Mean of clip(cos(s_i, s_i+1), 0, 1) over adjacent sentence embeddings; a single
-    sentence (or none) is trivially coherent: 1.0."""
-    if len(sentence_vecs) < 2:
-        return 1.0
-    sims = np.sum(sentence_vecs[:-1] * sentence_vecs[1:], axis=1)
+def coherence(sentence_vecs: Vector, prompt_vec: Vector | None = None) -> float | None:
+    """Mean of clip(cos(s_i, s_i+1), 0, 1) over adjacent embeddings of the chain
+    [prompt, s_1, ..., s_n]: the answer's sentences must follow from each other and the
+    first from what it answers. Without a prompt the chain is the sentences alone.
+
+    A chain of one link has no transition to judge: the factor is then absent (None), not a
+    perfect 1.0. The constant 1.0 was a defect: most short answers (all of TruthfulQA's)
+    got full marks for coherence, which added a constant to the total and no information.
+    """
+    chain = sentence_vecs if prompt_vec is None else np.vstack([prompt_vec, sentence_vecs])
+    if len(chain) < 2:
+        return None
+    sims = np.sum(chain[:-1] * chain[1:], axis=1)
     return float(np.mean(np.clip(sims, 0.0, 1.0)))
 
 
@@ -231,6 +239,7 @@ def mfss_from_parts(
     reference_vec: Vector | None,
     sentence_vecs: Vector,
     weights: MFSSWeights,
+    prompt_vec: Vector | None = None,
 ) -> MFSSScore:
     """The score from precomputed embeddings (lets a benchmark embed everything in one batch)."""
     sentences = list(sentences) or [answer]
@@ -239,7 +248,7 @@ def mfss_from_parts(
     factors: dict[str, float | None] = {name: None for name in FACTORS}
     factors["conciseness"] = conciseness(answer, reference, sentences)
     factors["readability"] = readability(answer, sentences)
-    factors["coherence"] = coherence(sentence_vecs)
+    factors["coherence"] = coherence(sentence_vecs, prompt_vec)
     if reference is not None and reference_vec is not None:
         factors["accuracy"] = accuracy(answer_vec, reference_vec)
         factors["factual_consistency"] = factual_consistency(answer, reference)
@@ -251,7 +260,7 @@ def mfss_from_parts(
         conciseness=out["conciseness"] or 0.0,
         factual_consistency=out["factual_consistency"],
         readability=out["readability"] or 0.0,
-        coherence=out["coherence"] or 0.0,
+        coherence=out["coherence"],
         rouge=out["rouge"],
         total=_r(total),
         weights={name: _r(w) for name, w in used.items()},
@@ -264,11 +273,12 @@ def score_mfss(
     sentences: Sequence[str],
     embedder: Embedder,
     weights: MFSSWeights,
+    prompt: str | None = None,
 ) -> MFSSScore:
     """All six factors and the weighted total for one answer.
 
     `sentences` is the extractor's split of `answer` (the whole answer when empty). A blank
-    reference counts as no reference.
+    reference counts as no reference; a blank prompt as no prompt.
     """
     if reference is not None and not reference.strip():
         reference = None
@@ -278,5 +288,6 @@ def score_mfss(
     answer_vec = vecs[0]
     sentence_vecs = vecs[1 : 1 + len(sentences)]
     reference_vec = vecs[-1] if reference is not None else None
+    prompt_vec = embedder.embed([prompt])[0] if prompt and prompt.strip() else None
     return mfss_from_parts(answer, reference, sentences, answer_vec, reference_vec,
-                           sentence_vecs, weights)
+                           sentence_vecs, weights, prompt_vec)

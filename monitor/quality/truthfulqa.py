@@ -2,13 +2,14 @@
 
 For each of the 817 questions, every correct and every incorrect answer is scored as an
 assistant turn answering the question, with the question's Best Answer as the reference.
-MFSS does not read the prompt (none of the six factors depends on it), so scoring the
+MFSS reads the prompt only for coherence (the question is passed to it), so scoring the
 factors directly is the same as running the answers through the engine; the embedder and
 extractor are the real ones. Reported:
 
 * ROC AUC of separating correct (1) from incorrect (0) answers, for the total and for each
-  factor; also with answers identical to the Best Answer left out, because the Best Answer
-  is itself listed among the correct answers of most questions and trivially scores 1;
+  factor (the question is the prompt, so coherence judges question -> answer); also with
+  answers identical to the Best Answer left out, because the Best Answer is itself listed
+  among the correct answers of most questions and trivially scores 1;
 * per-category means of the total (correct vs incorrect) and the per-category AUC;
 * the ConflictScore labeller run with the Best Answer as the claim and each correct /
   incorrect answer as a document: the share of each kind labelled SUPPORT / CONTRADICT.
@@ -96,7 +97,8 @@ def run_truthfulqa_bench(
         texts, extractor.extract([Utterance(t, "assistant", 1) for t in texts]), strict=True
     ))
     sentences = {t: extractions[t].sentences or [t] for t in texts}
-    all_texts = list(dict.fromkeys([*texts, *(s for t in texts for s in sentences[t])]))
+    all_texts = list(dict.fromkeys([*texts, *(s for t in texts for s in sentences[t]),
+                                    *(q.question for q in questions)]))
     vecs = dict(zip(all_texts, embedder.embed(all_texts), strict=True))
     parsed = time.perf_counter()
 
@@ -109,7 +111,7 @@ def run_truthfulqa_bench(
                 sents = sentences[answer]
                 score = mfss.mfss_from_parts(
                     answer, q.best, sents, vecs[answer], vecs[q.best],
-                    np.stack([vecs[s] for s in sents]), weights,
+                    np.stack([vecs[s] for s in sents]), weights, prompt_vec=vecs[q.question],
                 )
                 rows.append((q, answer, label, score))
         claim = conflict.AtomicClaim(q.best,
@@ -186,6 +188,14 @@ def run_truthfulqa_bench(
                 [r[2] for r in not_best], [reference_total(r[3]) for r in not_best]),
             "mean_per_question_auc_total": _mean(per_question),
             "questions_with_both_kinds": len(per_question),
+            # why the style factors can carry little signal here: the answers' form
+            "single_sentence_share": round(
+                sum(len(sentences[r[1]]) == 1 for r in rows) / max(1, len(rows)), 4),
+            "mean_answer_words": {
+                kind: _mean([float(len(r[1].split())) for r in rows if r[2] == label])
+                for kind, label in (("correct", 1), ("incorrect", 0))},
+            "factor_sd": {f: round(float(np.std([value(r[3], f) for r in rows])), 4)
+                          for f in factors},
         },
         "means": means,
         "categories": categories,

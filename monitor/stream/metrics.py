@@ -26,9 +26,15 @@ from monitor.contracts import (
 
 DEAD_LETTER_REASONS = ("invalid_json", "schema", "oversized", "not_utf8", "missing_key",
                        "key_mismatch")
-SIGNALS = ("local_relevance", "consistency", "logic")
-MFSS_FACTORS = ("accuracy", "conciseness", "factual_consistency", "readability",
-                "coherence", "rouge")
+SIGNALS = ("local_relevance", "relevance", "topic_consistency", "logic")
+"""`relevance` (to what was asked, follow-up operands included) is what enters quality;
+`topic_consistency` is TurnScore.consistency, renamed here because its anchor now follows the
+user's topic changes (it used to be the `consistency` label, anchored at the first answer)."""
+MFSS_FACTORS = {"accuracy": "accuracy", "conciseness": "conciseness",
+                "factual_consistency": "factual_consistency", "readability": "readability",
+                "coherence": "coherence_in_context", "rouge": "rouge"}
+"""MFSSScore field -> `factor` label. Coherence now includes the prompt-to-answer link and
+is absent for a one-link chain (it was 1.0), so its label was renamed."""
 ALERT_KINDS = ("contradiction", "trend", "conflict")
 UNIT_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 SLOPE_BUCKETS = (-0.1, -0.05, -0.02, -0.01, -0.005, 0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
@@ -60,8 +66,10 @@ class Metrics:
         self.active = Gauge("skg_active_conversations",
                             "Conversations owned by this worker seen within the idle window",
                             registry=reg)
-        self.degrading = Gauge("skg_degrading_conversations",
-                               "Active conversations whose trend is DEGRADING", registry=reg)
+        self.degrading = Gauge("skg_sustained_decline_conversations",
+                               "Active conversations whose trend is DEGRADING (a significant "
+                               "decline or a sustained drop; was skg_degrading_conversations "
+                               "when any slope below -0.01 counted)", registry=reg)
         self.level_sum = Gauge("skg_active_conversations_level_sum",
                                "Sum of recency-weighted quality levels of active "
                                "conversations", registry=reg)
@@ -94,23 +102,24 @@ class Metrics:
             self.turns.labels(role=role, regime="none")
         for name in SIGNALS:
             self.signal.labels(signal=name)
-        for name in MFSS_FACTORS:
-            self.mfss_factor.labels(factor=name)
+        for label in MFSS_FACTORS.values():
+            self.mfss_factor.labels(factor=label)
 
     def observe_score(self, score: TurnScore, seconds: float) -> None:
         self.turns.labels(role="assistant", regime=score.regime).inc()
         self.quality.observe(score.quality)
         self.signal.labels(signal="local_relevance").observe(score.local_relevance)
-        self.signal.labels(signal="consistency").observe(score.consistency)
+        self.signal.labels(signal="relevance").observe(score.relevance)
+        self.signal.labels(signal="topic_consistency").observe(score.consistency)
         self.signal.labels(signal="logic").observe(score.logic)
         self.slope.observe(score.slope)
         self.processing.observe(seconds)
         if score.mfss is not None:
             self.mfss_total.observe(score.mfss.total)
-            for name in MFSS_FACTORS:
+            for name, label in MFSS_FACTORS.items():
                 value = getattr(score.mfss, name)
                 if value is not None:
-                    self.mfss_factor.labels(factor=name).observe(value)
+                    self.mfss_factor.labels(factor=label).observe(value)
         if score.conflict is not None:
             self.conflict_cs_c.observe(score.conflict.cs_c)
 
