@@ -191,12 +191,15 @@ def write_result(name: str, result: dict[str, Any], path: Path | None) -> None:
 def bench_engine(
     conversations: int = 200,
     turns: int = 40,
+    real: Annotated[str | None, typer.Option(
+        help="also time real conversations: MT-Bench-101's mtbench101.jsonl")] = None,
     output: Path | None = None,
 ) -> None:
-    """Throughput, latency at turn 10 vs 200, and state size at 100 and 1,000 turns."""
+    """Throughput, latency at turn 10 vs 200, state size at 100 and 1,000 turns, and
+    (with --real) throughput on real GPT-4 answers."""
     from monitor.bench.engine import run_engine_bench
 
-    write_result("engine", run_engine_bench(conversations, turns), output)
+    write_result("engine", run_engine_bench(conversations, turns, real), output)
 
 
 @bench_app.command("probe")

@@ -157,8 +157,8 @@ class TurnScore(_Strict):
     regime: Regime
     local_relevance: float
     """Best match of the answer's sentences to the request's words (and the reference)."""
-    relevance: float
-    """Relevance to what was asked: `local_relevance`, or for a follow-up operation the
+    relevance: float | None = None
+    """None only in records written before this field existed. Relevance to what was asked: `local_relevance`, or for a follow-up operation the
     better of it and the answer's match to the operand (previous answer / quoted text).
     This is the relevance that enters `quality`."""
     operation: str | None = None
