@@ -29,7 +29,7 @@ from monitor.contracts import (
     TurnScore,
     content_id,
 )
-from monitor.engine import contradiction, lexicon, quantities
+from monitor.engine import contradiction, lexicon, order, quantities
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
 from monitor.engine.graph import Fact
@@ -116,6 +116,7 @@ class Engine:
                 state = states[event.conversation_id] = self.new_state(event.conversation_id)
             started = time.perf_counter()
             outcome = self._apply(state, event, next(extracted))
+            state.note_turn(event.turn_index, order.turn_digest(event))
             outcome.seconds = time.perf_counter() - started
             outcomes.append(outcome)
         return outcomes

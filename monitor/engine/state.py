@@ -26,6 +26,8 @@ MAX_PROMPT_CHARS = 4_000
 RECENT_SCORES = 10
 RECENT_CERTIFICATES = 10
 MAX_REVISIONS = 20
+TURN_DIGESTS = 64
+"""Digests of this many last applied turns are kept (see `monitor.engine.order`)."""
 
 
 def _vec_out(vec: npt.NDArray[np.float32] | None) -> str | None:
@@ -64,6 +66,13 @@ class ConversationState:
     revisions: list[dict[str, Any]] = field(default_factory=list)
     """Values the user replaced ({dimension, unit, new, surface, old, turn, sentence}),
     newest last: going back to an old value is certified against the revision turn."""
+    digests: dict[int, str] = field(default_factory=dict)
+    """turn_index -> digest of the last TURN_DIGESTS applied turns (engine.order)."""
+
+    def note_turn(self, turn_index: int, digest: str) -> None:
+        self.digests[turn_index] = digest
+        while len(self.digests) > TURN_DIGESTS:
+            del self.digests[min(self.digests)]
 
     def add_revision(self, record: dict[str, Any]) -> None:
         self.revisions = [*self.revisions, record][-MAX_REVISIONS:]
@@ -104,6 +113,7 @@ class ConversationState:
             "recent_scores": self.recent_scores,
             "recent_certificates": self.recent_certificates,
             "revisions": self.revisions,
+            "digests": sorted([i, d] for i, d in self.digests.items()),
         }
 
     @classmethod
@@ -130,6 +140,7 @@ class ConversationState:
             recent_scores=list(data["recent_scores"]),
             recent_certificates=list(data["recent_certificates"]),
             revisions=list(data["revisions"]),
+            digests={int(i): str(d) for i, d in data.get("digests", [])},
         )
 
     def to_bytes(self) -> bytes:

@@ -25,7 +25,9 @@ from monitor.contracts import (
 )
 
 DEAD_LETTER_REASONS = ("invalid_json", "schema", "oversized", "not_utf8", "missing_key",
-                       "key_mismatch")
+                       "key_mismatch", "too_deep", "surrogate", "decode_error",
+                       "turn_conflict", "out_of_order", "processing_error", "serialise_error",
+                       "produce_error")
 SIGNALS = ("local_relevance", "consistency", "logic")
 MFSS_FACTORS = ("accuracy", "conciseness", "factual_consistency", "readability",
                 "coherence", "rouge")
@@ -76,11 +78,19 @@ class Metrics:
                                      buckets=UNIT_BUCKETS, registry=reg)
         self.conflict_cs_c = Histogram("skg_conflict_cs_c", "ConflictScore CS-C",
                                        buckets=UNIT_BUCKETS, registry=reg)
+        self.batch_failures = Counter("skg_batch_failures", "Batches that failed as a whole "
+                                      "and were retried (offsets held back)", registry=reg)
+        self.agent_up = Gauge("skg_agent_up", "1 while the scoring agent processes batches, "
+                              "0 while a batch keeps failing", registry=reg)
+        self.broker_up = Gauge("skg_broker_up", "1 while the broker accepts connections",
+                               registry=reg)
         self.info = Gauge("skg_worker_info", "Worker version", ["version"], registry=reg)
         self._preinit()
 
     def _preinit(self) -> None:
         """Known label combinations start at 0 so rate() has data from the first scrape."""
+        self.agent_up.set(1)
+        self.broker_up.set(1)
         for reason in DEAD_LETTER_REASONS:
             self.dead_letters.labels(reason=reason)
         for kind in ALERT_KINDS:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from monitor.inputs import MAX_MESSAGE_BYTES
@@ -30,7 +30,10 @@ class StreamSettings(BaseSettings):
     replication_factor: int = Field(default=1, ge=1)
     store: str = "rocksdb://"
     data_dir: Path = Path("data")
-    web_bind: str = "0.0.0.0"
+    web_bind: str = "127.0.0.1"
+    """Private by default; set 0.0.0.0 (in a container, behind a network policy) to expose."""
+    api_token: SecretStr | None = None
+    """When set, /conversations/* requires `Authorization: Bearer <token>` (monitor.stream.http)."""
     web_host: str | None = None  # advertised host for routing; None: the node's hostname
     web_port: int = 6066
     batch_size: int = Field(default=64, ge=1)
@@ -39,6 +42,8 @@ class StreamSettings(BaseSettings):
     live_states: int = Field(default=2_000, ge=0)
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
     max_message_bytes: int = Field(default=MAX_MESSAGE_BYTES, ge=1)
+    dead_letter_max_bytes: int = Field(default=64 * 1024, ge=1024)
+    """Longest copy of a rejected value inside its dead letter (monitor.stream.letters)."""
     local_broker_profile: bool = False
 
     @property
