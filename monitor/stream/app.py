@@ -426,6 +426,8 @@ class Monitor:
 
     def observe(self, event: EventT, outcome: TurnOutcome, seconds: float, now: float) -> None:
         m = self.metrics
+        for what, count in outcome.cut.items():
+            m.cut.labels(what=what).inc(count)
         if outcome.gap:
             m.gaps.inc()
             msg = event.message

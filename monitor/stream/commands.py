@@ -57,9 +57,9 @@ def worker(
     logging.basicConfig(level=loglevel.upper())
     ensure_topics(settings)
     engine: Engine = build_engine()
-    from monitor.bench.engine import generate_conversation
+    from monitor.bench.heavy import warmup_turns
 
-    engine.process_batch(generate_conversation("warmup", 4, 1), {})  # load models now
+    engine.process_batch(warmup_turns(), {})  # load models (and lazy parts) now
     monitor = create_monitor(settings, engine)
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
               f"store {settings.store}, local broker profile "
@@ -147,6 +147,18 @@ def bench_stream(
     write_result("stream", run_stream_bench(turns, conversations), output)
 
 
+def bench_heavy(
+    repeats: Annotated[int, typer.Option(help="offline runs (median reported)")] = 3,
+    stream: Annotated[bool, typer.Option(help="also measure on a live worker")] = True,
+    output: Path | None = None,
+) -> None:
+    """The 238 KB turn: engine time offline, and the delay it causes other conversations."""
+    from monitor.cli import write_result
+    from monitor.stream.bench_heavy import run_heavy_bench
+
+    write_result("heavy", run_heavy_bench(repeats, stream), output)
+
+
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     app.command()(worker)
     app.command()(replay)
@@ -154,6 +166,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     app.command()(broker)
     app.command()(demo)
     bench_app.command("stream")(bench_stream)
+    bench_app.command("heavy")(bench_heavy)
 
 
 def python_cli() -> list[str]:

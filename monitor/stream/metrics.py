@@ -32,6 +32,7 @@ SIGNALS = ("local_relevance", "consistency", "logic")
 MFSS_FACTORS = ("accuracy", "conciseness", "factual_consistency", "readability",
                 "coherence", "rouge")
 ALERT_KINDS = ("contradiction", "trend", "conflict")
+CUT_KINDS = ("text_chars", "documents", "claims", "certificates")
 UNIT_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 SLOPE_BUCKETS = (-0.1, -0.05, -0.02, -0.01, -0.005, 0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -78,6 +79,9 @@ class Metrics:
                                      buckets=UNIT_BUCKETS, registry=reg)
         self.conflict_cs_c = Histogram("skg_conflict_cs_c", "ConflictScore CS-C",
                                        buckets=UNIT_BUCKETS, registry=reg)
+        self.cut = Counter("skg_turn_cut", "Items left out by the per-turn work bounds "
+                           "(characters, documents, claims, certificates)", ["what"],
+                           registry=reg)
         self.batch_failures = Counter("skg_batch_failures", "Batches that failed as a whole "
                                       "and were retried (offsets held back)", registry=reg)
         self.agent_up = Gauge("skg_agent_up", "1 while the scoring agent processes batches, "
@@ -95,6 +99,8 @@ class Metrics:
             self.dead_letters.labels(reason=reason)
         for kind in ALERT_KINDS:
             self.alerts.labels(kind=kind)
+        for what in CUT_KINDS:
+            self.cut.labels(what=what)
         for detector in get_args(Detector):
             for severity in get_args(Severity):
                 self.certificates.labels(detector=detector, severity=severity)

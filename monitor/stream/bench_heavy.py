@@ -1,0 +1,119 @@
+"""`skg-monitor bench heavy`: the heaviest admissible turn, offline and on a live worker.
+
+Offline: the engine's wall and CPU time for the 238 KB turn of `monitor.bench.heavy`
+(median of `repeats` fresh conversations, warm models). Online: a worker on the local
+broker scores a steady stream of ordinary turns from other conversations; the heavy turn
+is produced in the middle. Reported: its own produce->score latency and the latency of the
+other conversations' turns before it and while it was being scored (the delay it caused).
+The machine is shared, so its load average is reported with the numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from monitor.bench.engine import generate_workload
+from monitor.bench.heavy import heavy_turn, run_heavy_engine
+from monitor.stream.admin import ensure_topics
+from monitor.stream.bench import _collect, _healthy, _spawn, _turn_key
+from monitor.stream.broker import free_port, start_broker, stop_process
+from monitor.stream.clients import consume, replay
+from monitor.stream.settings import StreamSettings
+
+
+def run_heavy_offline(repeats: int = 3) -> dict[str, Any]:
+    runs = [run_heavy_engine() for _ in range(repeats)]
+    return {
+        "runs": runs,
+        "seconds_median": statistics.median(r["seconds"] for r in runs),
+        "cpu_seconds_median": statistics.median(r["cpu_seconds"] for r in runs),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+async def _input_times(settings: StreamSettings) -> dict[tuple[str, int], int]:
+    times: dict[tuple[str, int], int] = {}
+
+    def on_input(key: bytes | None, value: bytes | None, ts: int) -> None:
+        if value is not None:
+            times.setdefault(_turn_key(value), ts)
+
+    await consume(settings, settings.topic_turns, until_idle=1.0, on_record=on_input)
+    return times
+
+
+def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="skg-bench-heavy-"))
+    port = free_port()
+    broker = start_broker(port, tmp / "tansu.log")
+    settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
+                              data_dir=tmp / "data")
+    env = dict(os.environ, SKG_LOCAL_BROKER_PROFILE="1", SKG_WEB_HOST="127.0.0.1")
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        ensure_topics(settings)
+        web = free_port()
+        worker = _spawn([sys.executable, "-m", "monitor.cli", "worker", "--broker",
+                         settings.broker, "--web-port", str(web), "--data-dir",
+                         str(tmp / "data")], tmp / "worker.log", env)
+        procs.append(worker)
+        deadline = time.monotonic() + 240
+        while not _healthy(web):
+            if time.monotonic() > deadline or worker.poll() is not None:
+                raise RuntimeError(f"worker did not start: {(tmp / 'worker.log').read_text()}")
+            time.sleep(0.5)
+        turns = int(rate * seconds)
+        others = generate_workload(max(4, turns // 20), 20, seed=31)[:turns]
+        question, answer = heavy_turn()
+        middle = len(others) // 2
+        events = [*others[:middle], question, answer, *others[middle:]]
+        lines = [e.model_dump_json(exclude_none=True).encode() for e in events]
+        keys = [e.conversation_id.encode() for e in events]
+        asyncio.run(replay(settings, lines, rate=rate, keys=keys))
+        assistant = sum(1 for e in events if e.role == "assistant")
+        scores = asyncio.run(_collect(settings, settings.topic_scores, assistant, timeout=600))
+        inputs = asyncio.run(_input_times(settings))
+        heavy_key = (answer.conversation_id, answer.turn_index)
+        heavy_in = inputs[heavy_key]
+        heavy_out = next(ts for v, ts in scores.items() if _turn_key(v) == heavy_key)
+        before: list[float] = []
+        during: list[float] = []
+        for value, ts in scores.items():
+            key = _turn_key(value)
+            if key == heavy_key or key not in inputs:
+                continue
+            latency = (ts - inputs[key]) / 1000.0
+            (during if heavy_in <= inputs[key] <= heavy_out else before).append(latency)
+        return {
+            "rate_turns_per_s": rate,
+            "other_turns_scored": len(before) + len(during),
+            "heavy_turn_latency_s": round((heavy_out - heavy_in) / 1000.0, 3),
+            "others_latency_p50_s_baseline": round(statistics.median(before), 3)
+            if before else None,
+            "others_latency_max_s_baseline": round(max(before), 3) if before else None,
+            "others_during_heavy": len(during),
+            "others_latency_max_s_during_heavy": round(max(during), 3) if during else None,
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+        }
+    finally:
+        for p in procs:
+            stop_process(p)
+        stop_process(broker, signal.SIGKILL)
+
+
+def run_heavy_bench(repeats: int = 3, stream: bool = True) -> dict[str, Any]:
+    result: dict[str, Any] = {"offline": run_heavy_offline(repeats)}
+    if stream:
+        result["stream"] = run_heavy_stream()
+    result["target"] = {"heavy_turn_seconds": "<= 1", "others_delay_seconds": "<= 1"}
+    result["machine"] = {"cpus": os.cpu_count()}
+    return result

@@ -1,0 +1,128 @@
+"""Fault suite on the real local broker (tansu): poison messages, private HTTP, broker faults.
+
+Reuses the harness of tests/conftest.py and tests/test_stream.py (broker fixture, worker
+subprocess, replay/consume helpers).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitor.bench.engine import generate_workload
+from monitor.contracts import TurnEvent
+from tests.conftest import WorkerProcess
+from tests.test_stream import consume, replay, wait_for_scores
+
+pytestmark = pytest.mark.broker
+
+TOKEN = "s3cret-token"
+
+
+def _turn(cid: str, index: Any, role: str, text: str, **extra: Any) -> bytes:
+    return json.dumps({"conversation_id": cid, "turn_index": index, "role": role,
+                       "text": text, **extra}).encode()
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"a": ' * depth + b"1" + b"}" * depth
+
+
+def _get(url: str, token: str | None = None) -> int:
+    request = urllib.request.Request(url)
+    if token is not None:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+def test_poison_interleaved_with_valid_turns_and_private_http(
+        broker: str, workers: list[WorkerProcess], tmp_path: Path) -> None:
+    good = generate_workload(3, 8, seed=23)
+    cid = good[0].conversation_id
+    c = cid.encode()
+    # (expected dead-letter kind, key, value): the four crashers of issue 12 first
+    poison: list[tuple[str, bytes | None, bytes]] = [
+        ("oversized", c, _turn(cid, 99, "user", "x" * 900_000)),
+        ("too_deep", c, b'{"x": ' + b"[" * 5_000 + b"]" * 5_000 + b"}"),
+        ("too_deep", c, _turn(cid, 99, "user", "hi").replace(
+            b"}", b', "metadata": ' + _nested(300) + b"}")),
+        ("surrogate", c, _turn(cid, 99, "user", "hi", metadata={"n": "\ud800"})),
+        ("schema", c, _turn(cid, "4", "user", "hi")),
+        ("schema", c, _turn(cid, 10**30, "user", "hi")),
+        ("schema", c, _turn(cid, True, "user", "hi")),
+    ]
+    lines: list[bytes] = []
+    keys: list[bytes | None] = []
+    for i, event in enumerate(good):
+        if i % 2 == 1 and poison:
+            _, key, value = poison.pop(0)
+            lines.append(value)
+            keys.append(key)
+        lines.append(event.model_dump_json().encode())
+        keys.append(event.conversation_id.encode())
+    assert not poison
+    # misordered turns of their own conversation: a conflicting repeat and a late turn
+    order = [_turn("ord", 0, "user", "Is the museum open on Mondays?"),
+             _turn("ord", 1, "assistant", "The museum is open on Mondays."),
+             _turn("ord", 1, "assistant", "The museum is closed on Mondays."),
+             _turn("ord", 1, "assistant", "The museum is open on Mondays."),  # redelivery
+             _turn("ord", 3, "user", "Thanks, and the café?"),
+             _turn("ord", 2, "assistant", "You are welcome."),
+             _turn("ord", 4, "assistant", "The café is open daily.")]
+    lines += order
+    keys += [b"ord"] * len(order)
+
+    worker = WorkerProcess(broker, tmp_path / "data", tmp_path / "worker.log",
+                           extra_env={"SKG_API_TOKEN": TOKEN}).start()
+    workers.append(worker)
+    worker.wait_ready()
+    replay(broker, lines, keys=keys)
+
+    assistant = [e for e in good if e.role == "assistant"]
+    scores = wait_for_scores(broker, len(assistant) + 2, timeout=120, worker=worker)
+    scored = {(r["conversation_id"], r["turn_index"]) for r in scores}
+    want = {(e.conversation_id, e.turn_index) for e in assistant} | {("ord", 1), ("ord", 4)}
+    assert scored == want
+    by_turn = {(r["conversation_id"], r["turn_index"]): r for r in scores}
+    assert by_turn[("ord", 4)]["previous_turn_index"] == 3  # the late turn 2 was not applied
+
+    deadline = time.monotonic() + 30
+    letters: list[dict[str, Any]] = []
+    while time.monotonic() < deadline and len(letters) < 9:
+        letters = consume(broker, "skg.dead-letter", until_idle=0.5)
+    kinds = sorted(d["reason"].split(":", 1)[0] for d in letters)
+    assert kinds == sorted(["oversized", "too_deep", "too_deep", "surrogate", "schema",
+                            "schema", "schema", "turn_conflict", "out_of_order"])
+    big = next(d for d in letters if d["reason"].startswith("oversized"))
+    assert big["value_truncated"] and big["value_bytes"] > 900_000
+    assert len(json.dumps(big)) < 200_000 and big["offset"] >= 0 and big["value_sha256"]
+    assert worker.metric("skg_dead_letters_total") == 9
+    assert worker.metric("skg_batch_failures_total") == 0
+    assert worker.proc is not None and worker.proc.poll() is None
+    health = worker.health()
+    assert health is not None and health["ready"] is True
+
+    # private HTTP: Faust's own views are gone, the conversation view wants the token
+    assert _get(f"{worker.url}/table/states/{cid}/") == 404
+    assert _get(f"{worker.url}/table/") == 404
+    assert _get(f"{worker.url}/router/") == 404
+    assert _get(f"{worker.url}/stats/") == 404
+    assert _get(f"{worker.url}/conversations/{cid}") == 401
+    assert _get(f"{worker.url}/conversations/{cid}", token="wrong") == 401
+    assert _get(f"{worker.url}/conversations/{cid}", token=TOKEN) == 200
+    assert _get(f"{worker.url}/metrics") == 200
+    assert _get(f"{worker.url}/healthz") == 200
+
+
+def _events_lines(events: list[TurnEvent]) -> list[bytes]:
+    return [e.model_dump_json(exclude_none=True).encode() for e in events]
