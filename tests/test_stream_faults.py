@@ -126,3 +126,52 @@ def test_poison_interleaved_with_valid_turns_and_private_http(
 
 def _events_lines(events: list[TurnEvent]) -> list[bytes]:
     return [e.model_dump_json(exclude_none=True).encode() for e in events]
+
+
+def test_idle_conversations_expire_with_a_session_record_and_a_tombstone(
+        broker: str, workers: list[WorkerProcess], tmp_path: Path) -> None:
+    from monitor.stream.clients import consume as do_consume
+    from monitor.stream.settings import StreamSettings
+    from tests.conftest import run, stream_settings
+
+    events = generate_workload(2, 4, seed=41)
+    worker = WorkerProcess(broker, tmp_path / "data", tmp_path / "worker.log",
+                           extra_env={"SKG_STATE_TTL_S": "4", "SKG_STATE_SWEEP_S": "1"}
+                           ).start()
+    workers.append(worker)
+    worker.wait_ready()
+    replay(broker, _events_lines(events))
+    cids = sorted({e.conversation_id for e in events})
+    wait_for_scores(broker, sum(e.role == "assistant" for e in events), timeout=90,
+                    worker=worker)
+
+    deadline = time.monotonic() + 60
+    while worker.metric("skg_conversations_expired_total") < len(cids):
+        assert time.monotonic() < deadline, worker.log.read_text()[-2000:]
+        time.sleep(1.0)
+    sessions = [r for r in consume(broker, "skg.scores") if r["type"] == "session"]
+    assert sorted(s["conversation_id"] for s in sessions) == cids
+    assert all(s["last_turn_index"] == 3 and s["assistant_turns"] == 2 for s in sessions)
+    for cid in cids:
+        assert worker.get(f"/conversations/{cid}")[0] == 404
+
+    changelog = StreamSettings().changelog_topic
+    tombstones: list[bytes | None] = []
+
+    def on_record(key: bytes | None, value: bytes | None, ts: int) -> None:
+        if value is None:
+            tombstones.append(key)
+
+    run(do_consume(stream_settings(broker), changelog, until_idle=1.0, on_record=on_record))
+    assert sorted(k.decode() for k in tombstones if k) == cids
+
+    # a conversation that comes back starts afresh
+    again = [e.model_copy(update={"turn_index": e.turn_index + 10}) for e in events
+             if e.conversation_id == cids[0]]
+    replay(broker, _events_lines(again))
+    deadline = time.monotonic() + 60
+    while worker.get(f"/conversations/{cids[0]}")[0] != 200:
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    status, body = worker.get(f"/conversations/{cids[0]}")
+    assert body["summary"]["turns"] == 4 and body["summary"]["last_turn_index"] == 13

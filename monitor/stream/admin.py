@@ -14,6 +14,22 @@ from monitor.stream.settings import StreamSettings
 log = logging.getLogger(__name__)
 
 
+#: The table's changelog keeps the latest state of each conversation and nothing else:
+#: compacted, never deleted by time (retention.ms=-1; the TTL sweep of
+#: monitor.stream.expiry writes tombstones instead), a tombstone kept for a day so a
+#: worker restoring the table sees the deletion.
+CHANGELOG_CONFIGS = {"cleanup.policy": "compact", "retention.ms": "-1",
+                     "delete.retention.ms": "86400000"}
+
+
+def new_topic(settings: StreamSettings, name: str) -> NewTopic:
+    """The topic as the monitor creates it (the changelog compacted)."""
+    configs = CHANGELOG_CONFIGS if name == settings.changelog_topic else {}
+    return NewTopic(name=name, num_partitions=settings.partitions,
+                    replication_factor=settings.replication_factor,
+                    topic_configs=dict(configs))
+
+
 async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None = None,
                               attempts: int = 40) -> None:
     names = topics if topics is not None else settings.all_topics()
@@ -27,9 +43,7 @@ async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None
             if missing:
                 with contextlib.suppress(TopicAlreadyExistsError):
                     await admin.create_topics([
-                        NewTopic(name=n, num_partitions=settings.partitions,
-                                 replication_factor=settings.replication_factor)
-                        for n in missing
+                        new_topic(settings, n) for n in missing
                     ])
             return
         except TopicAlreadyExistsError:

@@ -42,6 +42,7 @@ from monitor import __version__
 from monitor.contracts import TurnEvent, content_id, dump_record
 from monitor.engine import ConversationState, Engine, TurnOutcome, order
 from monitor.inputs import InputError, decode_message
+from monitor.stream import expiry
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.health import BatchFailures, BrokerProbe
 from monitor.stream.http import PRIVATE_WEB, require_token
@@ -108,6 +109,9 @@ class LiveStates:
             return entry[1]
         return ConversationState.from_bytes(stored)
 
+    def drop(self, cid: str) -> None:
+        self._entries.pop(cid, None)
+
     def keep(self, cid: str, stored: bytes, state: ConversationState) -> None:
         self._entries[cid] = (stored, state)
         self._entries.move_to_end(cid)
@@ -128,6 +132,7 @@ class Monitor:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
         self.live = LiveStates(settings.live_states)
         self.failures = BatchFailures(self.metrics)
+        self._first_seen: dict[bytes, float] = {}
         self.broker_probe = BrokerProbe(settings.bootstrap, self.metrics)
         self.app = app = new_faust_app(settings)
 
@@ -162,6 +167,11 @@ class Monitor:
             self.active.refresh(self.owned_partitions())
             await self.broker_probe.check()
 
+        @app.timer(settings.state_sweep_s)
+        async def expire_idle() -> None:
+            if settings.state_ttl_s > 0:
+                await self.expire_idle(expiry.now())
+
         @app.page("/healthz")
         async def healthz(web: View, request: Request) -> Response:
             return web.json({"status": "ok", "version": __version__,
@@ -184,7 +194,8 @@ class Monitor:
             if raw is None:
                 return web.json({"error": "unknown conversation",
                                  "conversation_id": conversation_id}, status=404)
-            return web.json(self.conversation_view(ConversationState.from_bytes(raw)))
+            state = ConversationState.from_bytes(expiry.unpack(raw)[0])
+            return web.json(self.conversation_view(state))
 
         self.agent = score_turns
 
@@ -300,7 +311,8 @@ class Monitor:
             token = _current_event.set(weakref.ref(event))
             blob = state.to_bytes()
             try:
-                self.table[cid.encode("utf-8")] = blob
+                self.table[cid.encode("utf-8")] = expiry.pack(blob, event.message.partition,
+                                                              now)
             finally:
                 _current_event.reset(token)
             self.live.keep(cid, blob, state)
@@ -318,8 +330,36 @@ class Monitor:
             if cid not in states:
                 raw = self.table.get(cid.encode("utf-8"))
                 if raw is not None:
-                    states[cid] = self.live.take(cid, raw)
+                    states[cid] = self.live.take(cid, expiry.unpack(raw)[0])
         return states
+
+    async def expire_idle(self, now: float) -> int:
+        """Summarise and delete every conversation idle for longer than the TTL.
+
+        The deletions happen without an await between finding and deleting, so a batch
+        cannot slip in between; a batch already holding such a state writes it back
+        (the conversation was not idle after all). Returns how many were deleted.
+        """
+        table = self.table
+        items = [(k, v) for k, v in table.items() if k is not None and v is not None]
+        gone = expiry.expired(items, self.settings.state_ttl_s, now, self._first_seen)
+        summaries = []
+        for key, state_bytes, partition in gone:
+            state = ConversationState.from_bytes(state_bytes)
+            summaries.append((key, self.engine.summary(state)))
+            expiry.delete_key(table, key, self.settings.topic_turns, partition)
+            self.live.drop(key.decode("utf-8", errors="replace"))
+            self._first_seen.pop(key, None)
+        if not summaries:
+            return 0
+        pending = [await self.scores.send(key=key, value=dump_record(summary).encode())
+                   for key, summary in summaries]
+        await asyncio.gather(*pending)
+        await table.confirm_changelog()
+        self.metrics.expired.inc(len(summaries))
+        log.info("expired %d idle conversations (TTL %.0f s)", len(summaries),
+                 self.settings.state_ttl_s)
+        return len(summaries)
 
     async def process_one_by_one(
         self, todo: list[tuple[EventT, TurnEvent]], states: dict[str, ConversationState]

@@ -82,6 +82,8 @@ class Metrics:
         self.cut = Counter("skg_turn_cut", "Items left out by the per-turn work bounds "
                            "(characters, documents, claims, certificates)", ["what"],
                            registry=reg)
+        self.expired = Counter("skg_conversations_expired", "Conversation states deleted "
+                               "after the idle TTL", registry=reg)
         self.batch_failures = Counter("skg_batch_failures", "Batches that failed as a whole "
                                       "and were retried (offsets held back)", registry=reg)
         self.agent_up = Gauge("skg_agent_up", "1 while the scoring agent processes batches, "

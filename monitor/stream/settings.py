@@ -42,6 +42,10 @@ class StreamSettings(BaseSettings):
     live_states: int = Field(default=2_000, ge=0)
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
     max_message_bytes: int = Field(default=MAX_MESSAGE_BYTES, ge=1)
+    state_ttl_s: float = Field(default=86_400.0, ge=0)
+    """A conversation idle this long is summarised and deleted (monitor.stream.expiry);
+    0 keeps states for ever."""
+    state_sweep_s: float = Field(default=60.0, gt=0)
     dead_letter_max_bytes: int = Field(default=64 * 1024, ge=1024)
     """Longest copy of a rejected value inside its dead letter (monitor.stream.letters)."""
     local_broker_profile: bool = False
