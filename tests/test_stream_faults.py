@@ -173,5 +173,5 @@ def test_idle_conversations_expire_with_a_session_record_and_a_tombstone(
     while worker.get(f"/conversations/{cids[0]}")[0] != 200:
         assert time.monotonic() < deadline
         time.sleep(0.5)
-    status, body = worker.get(f"/conversations/{cids[0]}")
+    _, body = worker.get(f"/conversations/{cids[0]}")
     assert body["summary"]["turns"] == 4 and body["summary"]["last_turn_index"] == 13

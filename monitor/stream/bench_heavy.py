@@ -24,7 +24,7 @@ from typing import Any
 from monitor.bench.engine import generate_workload
 from monitor.bench.heavy import heavy_turn, run_heavy_engine
 from monitor.stream.admin import ensure_topics
-from monitor.stream.bench import _collect, _healthy, _spawn, _turn_key
+from monitor.stream.bench import _healthy, _spawn, _turn_key
 from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import consume, replay
 from monitor.stream.settings import StreamSettings
@@ -40,15 +40,22 @@ def run_heavy_offline(repeats: int = 3) -> dict[str, Any]:
     }
 
 
-async def _input_times(settings: StreamSettings) -> dict[tuple[str, int], int]:
+async def _times(settings: StreamSettings, topic: str, expected: int = 0,
+                 timeout: float = 600.0) -> dict[tuple[str, int], int]:
+    """(conversation_id, turn_index) -> record timestamp of the first record of each turn
+    on `topic`, read until `expected` turns were seen (or `timeout`)."""
     times: dict[tuple[str, int], int] = {}
 
-    def on_input(key: bytes | None, value: bytes | None, ts: int) -> None:
+    def on_record(key: bytes | None, value: bytes | None, ts: int) -> None:
         if value is not None:
             times.setdefault(_turn_key(value), ts)
 
-    await consume(settings, settings.topic_turns, until_idle=1.0, on_record=on_input)
-    return times
+    deadline = time.monotonic() + timeout
+    while True:
+        await consume(settings, topic, until_idle=3.0, on_record=on_record)
+        if len(times) >= expected or time.monotonic() > deadline:
+            return times
+        await asyncio.sleep(1.0)
 
 
 def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any]:
@@ -80,15 +87,14 @@ def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any
         keys = [e.conversation_id.encode() for e in events]
         asyncio.run(replay(settings, lines, rate=rate, keys=keys))
         assistant = sum(1 for e in events if e.role == "assistant")
-        scores = asyncio.run(_collect(settings, settings.topic_scores, assistant, timeout=600))
-        inputs = asyncio.run(_input_times(settings))
+        scores = asyncio.run(_times(settings, settings.topic_scores, assistant))
+        inputs = asyncio.run(_times(settings, settings.topic_turns))
         heavy_key = (answer.conversation_id, answer.turn_index)
         heavy_in = inputs[heavy_key]
-        heavy_out = next(ts for v, ts in scores.items() if _turn_key(v) == heavy_key)
+        heavy_out = scores[heavy_key]
         before: list[float] = []
         during: list[float] = []
-        for value, ts in scores.items():
-            key = _turn_key(value)
+        for key, ts in scores.items():
             if key == heavy_key or key not in inputs:
                 continue
             latency = (ts - inputs[key]) / 1000.0
