@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
@@ -31,10 +32,20 @@ def new_topic(settings: StreamSettings, name: str) -> NewTopic:
 
 
 async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None = None,
-                              attempts: int = 40) -> None:
+                              attempts: int | None = 40) -> None:
+    """Create the missing topics; `attempts=None` waits for the broker for ever (a worker
+    started before its broker waits, saying so every 10 s, instead of exiting)."""
     names = topics if topics is not None else settings.all_topics()
     last: Exception | None = None
-    for _ in range(attempts):
+    started = time.monotonic()
+    said = started
+    attempt = 0
+    while attempts is None or attempt < attempts:
+        attempt += 1
+        if attempts is None and time.monotonic() - said >= 10.0:
+            said = time.monotonic()
+            log.warning("waiting for the broker at %s (%.0f s so far): %r",
+                        settings.bootstrap, said - started, last)
         admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap)
         try:
             await admin.start()
@@ -56,5 +67,6 @@ async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None
     raise RuntimeError(f"could not create topics on {settings.bootstrap}: {last!r}")
 
 
-def ensure_topics(settings: StreamSettings, topics: list[str] | None = None) -> None:
-    asyncio.run(ensure_topics_async(settings, topics))
+def ensure_topics(settings: StreamSettings, topics: list[str] | None = None,
+                  attempts: int | None = 40) -> None:
+    asyncio.run(ensure_topics_async(settings, topics, attempts))

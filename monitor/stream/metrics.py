@@ -84,6 +84,9 @@ class Metrics:
                            registry=reg)
         self.expired = Counter("skg_conversations_expired", "Conversation states deleted "
                                "after the idle TTL", registry=reg)
+        self.state_resets = Counter("skg_state_resets", "Local table partitions dropped "
+                                    "because the broker's changelog was behind them "
+                                    "(a broker that lost its data)", registry=reg)
         self.batch_failures = Counter("skg_batch_failures", "Batches that failed as a whole "
                                       "and were retried (offsets held back)", registry=reg)
         self.agent_up = Gauge("skg_agent_up", "1 while the scoring agent processes batches, "
