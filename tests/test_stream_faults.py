@@ -175,3 +175,102 @@ def test_idle_conversations_expire_with_a_session_record_and_a_tombstone(
         time.sleep(0.5)
     _, body = worker.get(f"/conversations/{cids[0]}")
     assert body["summary"]["turns"] == 4 and body["summary"]["last_turn_index"] == 13
+
+
+def _port_open(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_broker_command_stops_its_tansu_on_a_signal(sig: str, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from monitor.stream.broker import free_port, stop_process, wait_for_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "monitor.cli", "broker", "--port",
+                             str(port)], cwd=Path(__file__).resolve().parents[1],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, timeout=60)
+        proc.send_signal(getattr(signal, sig))
+        proc.wait(30)
+        deadline = time.monotonic() + 10
+        while _port_open(port) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _port_open(port), "tansu still listening after its parent stopped"
+    finally:
+        stop_process(proc, signal.SIGKILL)
+
+
+def test_replay_fails_when_nothing_is_acknowledged(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from monitor.stream.broker import free_port
+
+    path = tmp_path / "turns.jsonl"
+    path.write_bytes(b"\n".join(_events_lines(generate_workload(1, 2, seed=1))) + b"\n")
+    result = subprocess.run([sys.executable, "-m", "monitor.cli", "replay", str(path),
+                             "--broker", f"kafka://127.0.0.1:{free_port()}"],
+                            capture_output=True, text=True, timeout=300,
+                            cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 1
+    assert "replay failed" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_worker_waits_for_its_broker_and_recovers_from_an_empty_restart(
+        workers: list[WorkerProcess], tmp_path: Path) -> None:
+    import signal
+
+    from monitor.stream.broker import free_port, start_broker, stop_process, tansu_path
+
+    try:
+        tansu_path()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    port = free_port()
+    url = f"kafka://127.0.0.1:{port}"
+    worker = WorkerProcess(url, tmp_path / "data", tmp_path / "worker.log").start()
+    workers.append(worker)
+    time.sleep(15)  # longer than the 11 s after which the worker used to give up
+    assert worker.proc is not None and worker.proc.poll() is None, worker.log.read_text()
+    assert not (worker.health() or {}).get("ready")
+
+    broker = start_broker(port, tmp_path / "tansu1.log")
+    try:
+        worker.wait_ready(timeout=180)
+        first = generate_workload(4, 6, seed=51)
+        replay(url, _events_lines(first))
+        wait_for_scores(url, sum(e.role == "assistant" for e in first), timeout=120,
+                        worker=worker)
+
+        stop_process(broker, signal.SIGKILL)  # the broker dies and loses everything
+        deadline = time.monotonic() + 30
+        while (worker.health() or {}).get("ready"):
+            assert time.monotonic() < deadline, "still ready with the broker down"
+            time.sleep(0.5)
+        assert worker.metric("skg_broker_up") == 0
+        time.sleep(5)
+        assert worker.proc.poll() is None, worker.log.read_text()[-3000:]
+
+        broker = start_broker(port, tmp_path / "tansu2.log")  # back, empty
+        worker.wait_ready(timeout=240)
+        second = [e.model_copy(update={"conversation_id": "after-" + e.conversation_id})
+                  for e in generate_workload(4, 6, seed=52)]
+        replay(url, _events_lines(second))
+        scores = wait_for_scores(url, sum(e.role == "assistant" for e in second),
+                                 timeout=240, worker=worker)
+        got = {(r["conversation_id"], r["turn_index"]) for r in scores}
+        assert got == {(e.conversation_id, e.turn_index) for e in second
+                       if e.role == "assistant"}
+        assert worker.metric("skg_broker_up") == 1
+        assert worker.proc.poll() is None
+    finally:
+        stop_process(broker, signal.SIGKILL)
