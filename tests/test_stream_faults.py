@@ -271,6 +271,8 @@ def test_worker_waits_for_its_broker_and_recovers_from_an_empty_restart(
         assert got == {(e.conversation_id, e.turn_index) for e in second
                        if e.role == "assistant"}
         assert worker.metric("skg_broker_up") == 1
+        # the first conversations' local states were ahead of the empty changelog
+        assert worker.metric("skg_state_resets_total") >= 1
         assert worker.proc.poll() is None
     finally:
         stop_process(broker, signal.SIGKILL)
