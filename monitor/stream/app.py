@@ -174,7 +174,7 @@ class Monitor:
 
         @app.timer(settings.state_sweep_s)
         async def expire_idle() -> None:
-            if settings.state_ttl_s > 0:
+            if settings.state_ttl_s > 0 and self.ready():  # never while recovering
                 await self.expire_idle(expiry.now())
 
         @app.page("/healthz")

@@ -45,7 +45,8 @@ class StreamSettings(BaseSettings):
     state_ttl_s: float = Field(default=86_400.0, ge=0)
     """A conversation idle this long is summarised and deleted (monitor.stream.expiry);
     0 keeps states for ever."""
-    state_sweep_s: float = Field(default=60.0, gt=0)
+    state_sweep_s: float = Field(default=300.0, gt=0)
+    """How often the TTL sweep reads the local table (every value: keep it infrequent)."""
     dead_letter_max_bytes: int = Field(default=64 * 1024, ge=1024)
     """Longest copy of a rejected value inside its dead letter (monitor.stream.letters)."""
     local_broker_profile: bool = False
