@@ -98,7 +98,10 @@ def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any
             if key == heavy_key or key not in inputs:
                 continue
             latency = (ts - inputs[key]) / 1000.0
-            (during if heavy_in <= inputs[key] <= heavy_out else before).append(latency)
+            # in flight while the heavy turn was: produced before it was scored and scored
+            # after it was produced (these are the turns it could hold up)
+            overlaps = inputs[key] <= heavy_out and ts >= heavy_in
+            (during if overlaps else before).append(latency)
         return {
             "rate_turns_per_s": rate,
             "other_turns_scored": len(before) + len(during),
