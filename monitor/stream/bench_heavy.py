@@ -23,6 +23,7 @@ from typing import Any
 
 from monitor.bench.engine import generate_workload
 from monitor.bench.heavy import heavy_turn, run_heavy_engine
+from monitor.contracts import TurnEvent
 from monitor.stream.admin import ensure_topics
 from monitor.stream.bench import _healthy, _spawn, _turn_key
 from monitor.stream.broker import free_port, start_broker, stop_process
@@ -81,11 +82,24 @@ def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any
         turns = int(rate * seconds)
         others = generate_workload(max(4, turns // 20), 20, seed=31)[:turns]
         question, answer = heavy_turn()
-        middle = len(others) // 2
-        events = [*others[:middle], question, answer, *others[middle:]]
-        lines = [e.model_dump_json(exclude_none=True).encode() for e in events]
-        keys = [e.conversation_id.encode() for e in events]
-        asyncio.run(replay(settings, lines, rate=rate, keys=keys))
+        events = [*others, question, answer]
+
+        def encoded(items: list[TurnEvent]) -> tuple[list[bytes], list[bytes | None]]:
+            return ([e.model_dump_json(exclude_none=True).encode() for e in items],
+                    [e.conversation_id.encode() for e in items])
+
+        async def produce() -> None:
+            # two producers, as two applications would be: the heavy turn's own (slow)
+            # produce must not pause the others' stream
+            async def heavy() -> None:
+                await asyncio.sleep(seconds / 2)
+                lines, keys = encoded([question, answer])
+                await replay(settings, lines, keys=keys)
+
+            lines, keys = encoded(others)
+            await asyncio.gather(replay(settings, lines, rate=rate, keys=keys), heavy())
+
+        asyncio.run(produce())
         assistant = sum(1 for e in events if e.role == "assistant")
         scores = asyncio.run(_times(settings, settings.topic_scores, assistant))
         inputs = asyncio.run(_times(settings, settings.topic_turns))
