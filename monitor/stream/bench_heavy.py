@@ -106,25 +106,25 @@ def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any
         heavy_key = (answer.conversation_id, answer.turn_index)
         heavy_in = inputs[heavy_key]
         heavy_out = scores[heavy_key]
-        before: list[float] = []
-        during: list[float] = []
+        latencies: list[float] = []
+        in_flight: list[float] = []
         for key, ts in scores.items():
             if key == heavy_key or key not in inputs:
                 continue
             latency = (ts - inputs[key]) / 1000.0
-            # in flight while the heavy turn was: produced before it was scored and scored
-            # after it was produced (these are the turns it could hold up)
-            overlaps = inputs[key] <= heavy_out and ts >= heavy_in
-            (during if overlaps else before).append(latency)
+            latencies.append(latency)
+            # produced before the heavy turn was scored and scored after it was produced
+            if inputs[key] <= heavy_out and ts >= heavy_in:
+                in_flight.append(latency)
         return {
             "rate_turns_per_s": rate,
-            "other_turns_scored": len(before) + len(during),
             "heavy_turn_latency_s": round((heavy_out - heavy_in) / 1000.0, 3),
-            "others_latency_p50_s_baseline": round(statistics.median(before), 3)
-            if before else None,
-            "others_latency_max_s_baseline": round(max(before), 3) if before else None,
-            "others_during_heavy": len(during),
-            "others_latency_max_s_during_heavy": round(max(during), 3) if during else None,
+            "other_turns_scored": len(latencies),
+            "others_latency_p50_s": round(statistics.median(latencies), 3),
+            "others_latency_max_s": round(max(latencies), 3),
+            "others_in_flight_with_heavy": len(in_flight),
+            "others_in_flight_latency_max_s": round(max(in_flight), 3) if in_flight
+            else None,
             "load_avg_1m": round(os.getloadavg()[0], 2),
         }
     finally:
