@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
@@ -23,8 +24,10 @@ from monitor.contracts import (
     TurnScore,
     dump_record,
 )
+from monitor.engine import order
+from monitor.engine.state import ConversationState
 from monitor.formats import INPUT_FORMATS, LineReader
-from monitor.inputs import InputError
+from monitor.inputs import InputError, decode_line
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Real-time dialogue quality monitor (SKG-Eval, MFSS, ConflictScore).")
@@ -42,30 +45,60 @@ def load_config(path: Path | None) -> EngineConfig:
     return EngineConfig.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-def read_lines(source: str) -> list[str]:
+def read_lines(source: str) -> list[bytes]:
+    """The input's lines as bytes: each line is decoded on its own, so one line that is
+    not UTF-8 is one `invalid` record, not the end of the run."""
     if source == "-":
-        return sys.stdin.read().splitlines()
-    path = Path(source)
-    if not path.exists():
-        raise typer.BadParameter(f"input file not found: {source}")
-    return path.read_text(encoding="utf-8").splitlines()
+        data = sys.stdin.buffer.read()
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise typer.BadParameter(f"input file not found: {source}")
+        data = path.read_bytes()
+    return [line.removesuffix(b"\r") for line in data.split(b"\n")]
 
 
-def parse_lines(lines: list[str], input_format: str = "turns",
+def _raw(line: str | bytes) -> str:
+    text = line[:1000]
+    if isinstance(text, bytes):
+        return text.decode("utf-8", errors="replace")
+    return text.encode("utf-8", errors="replace").decode("utf-8")
+
+
+def parse_lines(lines: Sequence[str | bytes], input_format: str = "turns",
                 ) -> Iterator[tuple[int, TurnEvent | InvalidInput]]:
-    """(line number, event or invalid record) for every non-blank line; an OpenAI-format
-    line (`input_format` openai or auto) gives one event per turn of its conversation."""
+    """(line number, event or invalid record) for every non-blank line; never raises. An
+    OpenAI-format line (`input_format` openai or auto) gives one event per turn of its
+    conversation."""
     reader = LineReader(input_format)
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            events = reader.read(line)
+            events = reader.read(decode_line(line) if isinstance(line, bytes) else line)
         except InputError as exc:
-            yield number, InvalidInput(line=number, reason=str(exc), raw=line[:1000])
+            yield number, InvalidInput(line=number, reason=str(exc), raw=_raw(line))
             continue
         for event in events:
             yield number, event
+
+
+def reject_misordered(
+    chunk: list[tuple[int, TurnEvent | InvalidInput]], states: dict[str, ConversationState]
+) -> list[tuple[int, TurnEvent | InvalidInput]]:
+    """Turns that reuse an index with other text, or arrive after later turns, become
+    `invalid` records (a redelivered identical turn stays a silent duplicate)."""
+    events = [e for _, e in chunk if isinstance(e, TurnEvent)]
+    verdicts = iter(order.classify(events, states))
+    out: list[tuple[int, TurnEvent | InvalidInput]] = []
+    for number, item in chunk:
+        if isinstance(item, TurnEvent):
+            verdict, reason = next(verdicts)
+            if verdict in ("conflict", "out_of_order"):
+                item = InvalidInput(line=number, reason=reason,
+                                    raw=_raw(item.model_dump_json(exclude_none=True)))
+        out.append((number, item))
+    return out
 
 
 ScoreRecord = TurnScore | ContradictionCertificate | SessionSummary | InvalidInput
@@ -77,7 +110,7 @@ def score_events(
     progress: bool = False,
 ) -> list[ScoreRecord]:
     """Score parsed input in order; the same function the tests compare the worker with."""
-    from monitor.engine import ConversationState, build_engine
+    from monitor.engine import build_engine
 
     engine = build_engine(config)
     states: dict[str, ConversationState] = {}
@@ -85,7 +118,7 @@ def score_events(
     with Progress(console=err, disable=not progress, transient=True) as bar:
         task = bar.add_task("scoring", total=len(items))
         for start in range(0, len(items), BATCH):
-            chunk = items[start : start + BATCH]
+            chunk = reject_misordered(items[start : start + BATCH], states)
             events = [e for _, e in chunk if isinstance(e, TurnEvent)]
             outcomes = iter(engine.process_batch(events, states))
             for _, item in chunk:
@@ -123,7 +156,7 @@ def _table(records: list[ScoreRecord], console: Console) -> None:
         console.print(table)
     invalid = [r for r in records if isinstance(r, InvalidInput)]
     for r in invalid:
-        console.print(f"[red]line {r.line}: {r.reason}[/red]")
+        console.print(f"[red]line {r.line}: {escape(r.reason)}[/red]")
 
 
 @app.command()

@@ -135,6 +135,18 @@ class EngineConfig(BaseModel):
     max_nodes: int = 400
     max_fact_edges: int = 1200
 
+    # --- work bounds per turn (engine.bounds) ---
+    max_scored_chars: int = Field(default=2_500, ge=100)
+    """Of an answer (and of its reference) the engine scores this many characters, cut at
+    a sentence end: ROUGE-L and the claim-by-document labelling grow with its square. The
+    defaults keep the heaviest admissible turn near one second of one core
+    (`skg-monitor bench heavy`); raise them where more CPU per turn is available."""
+    max_documents_scored: int = Field(default=3, ge=0)
+    max_document_chars: int = Field(default=1_500, ge=100)
+    max_claims_per_turn: int = Field(default=32, ge=1)
+    max_certificates_per_turn: int = Field(default=8, ge=1)
+    """The most confident certificates of a turn are kept; the rest are counted as cut."""
+
     # --- MFSS / ConflictScore ---
     mfss_weights: MFSSWeights = MFSSWeights()
     conflict_alert_cs_c: float = 0.5

@@ -10,13 +10,31 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 MAX_TEXT_CHARS = 20_000
 MAX_DOCUMENTS = 32
+MAX_TURN_INDEX = 2**31 - 1
+"""A turn index is an order within one conversation: a Java int is more than enough, and a
+bound keeps a producer's 10^30 from making every later turn of its conversation "old"."""
+MAX_JSON_DEPTH = 16
+"""Deepest nesting of objects and arrays in one input message (TurnEvent itself uses 3)."""
+MAX_METADATA_DEPTH = 8
+MAX_METADATA_BYTES = 16 * 1024
+"""`metadata` is passed through to every score of the turn, so it is kept small."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Role = Literal["user", "assistant", "system"]
 Regime = Literal["short", "qa", "general"]
@@ -32,6 +50,35 @@ def content_id(*parts: object) -> str:
     """A short, stable id from the content it names, so replays produce the same id."""
     blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
+
+
+def json_problem(value: Any, max_depth: int, where: str = "") -> str | None:
+    """Why a parsed JSON value cannot pass through the monitor, or None.
+
+    Two things the JSON parser accepts but the rest of the pipeline cannot carry: nesting
+    deeper than `max_depth` (Python's encoder and pydantic recurse, so a deep value
+    fails later, at serialisation) and lone UTF-16 surrogates from `\\ud800` escapes (no
+    UTF-8 encoding exists for them, so writing the output fails). Walked iteratively, so a
+    deep value cannot exhaust the stack here.
+    """
+    stack: list[tuple[Any, int, str]] = [(value, 0, where)]
+    while stack:
+        item, depth, path = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found:
+                return (f"{(path or 'value')[:200]}: contains a lone surrogate "
+                        f"U+{ord(found.group()):04X} (not valid Unicode)")
+        elif isinstance(item, dict | list):
+            if depth + 1 > max_depth:
+                return f"{(path or 'value')[:200]}: nested deeper than {max_depth} levels"
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, child in pairs:
+                child_path = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return f"{(path or 'value')[:200]}: a key contains a lone surrogate"
+                stack.append((child, depth + 1, child_path))
+    return None
 
 
 class _Strict(BaseModel):
@@ -54,13 +101,38 @@ class TurnEvent(_Strict):
     """
 
     conversation_id: ConversationId
-    turn_index: Annotated[int, Field(ge=0)]
+    turn_index: Annotated[int, Field(ge=0, le=MAX_TURN_INDEX, strict=True)]
+    """Strict: "4", 2.0 and true are errors, not indexes (a producer bug must show)."""
     role: Role
     text: Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)]
     timestamp: datetime | None = None
     reference: Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS)] | None = None
     documents: Annotated[list[Document], Field(max_length=MAX_DOCUMENTS)] | None = None
     metadata: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_json(cls, data: Any) -> Any:
+        problem = json_problem(data, MAX_JSON_DEPTH)
+        if problem:
+            raise ValueError(problem)
+        return data
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata_bounded(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return value
+        problem = json_problem(value, MAX_METADATA_DEPTH)
+        if problem:
+            raise ValueError(problem)
+        try:
+            size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not plain JSON: {exc}") from exc
+        if size > MAX_METADATA_BYTES:
+            raise ValueError(f"is {size} bytes as JSON, limit is {MAX_METADATA_BYTES}")
+        return value
 
     @field_validator("text")
     @classmethod
@@ -158,7 +230,8 @@ class TurnScore(_Strict):
     local_relevance: float
     """Best match of the answer's sentences to the request's words (and the reference)."""
     relevance: float | None = None
-    """None only in records written before this field existed. Relevance to what was asked: `local_relevance`, or for a follow-up operation the
+    """Relevance to what was asked (None only in records from before the field): the
+    `local_relevance`, or for a follow-up operation the
     better of it and the answer's match to the operand (previous answer / quoted text).
     This is the relevance that enters `quality`."""
     operation: str | None = None
@@ -226,6 +299,11 @@ class DeadLetter(_Strict):
     offset: int
     key_b64: str | None
     value_b64: str
+    value_bytes: int | None = None
+    """Size of the original value; with `value_truncated` the b64 holds only its start."""
+    value_sha256: str | None = None
+    """SHA-256 (hex) of the whole original value, to match it against the source topic."""
+    value_truncated: bool = False
 
 
 class TrendAlert(_Strict):

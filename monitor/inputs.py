@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
-from monitor.contracts import TurnEvent
+from monitor.contracts import MAX_JSON_DEPTH, TurnEvent, json_problem
 
 MAX_MESSAGE_BYTES = 256 * 1024
 
@@ -42,29 +43,62 @@ def describe_validation_error(error: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def parse_event_text(text: str) -> TurnEvent:
-    """Parse one JSON document into a TurnEvent or raise InputError."""
+    """Parse one JSON document into a TurnEvent or raise InputError (and nothing else).
+
+    Every way the standard parser can fail is an InputError: syntax, nesting deep enough
+    to exhaust Python's stack (RecursionError), integers of more than 4,300 digits
+    (ValueError), and the non-standard NaN/Infinity it would otherwise accept.
+    """
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError("invalid_json", f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise InputError("too_deep", f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from exc
+    except ValueError as exc:
+        raise InputError("invalid_json", f"invalid JSON: {str(exc)[:200]}") from exc
     if not isinstance(data, dict):
         raise InputError("schema", f"expected a JSON object, got {type(data).__name__}")
+    problem = json_problem(data, MAX_JSON_DEPTH)
+    if problem is not None:
+        raise InputError("surrogate" if "surrogate" in problem else "too_deep", problem)
     try:
         return TurnEvent.model_validate(data)
     except ValidationError as exc:
         raise InputError("schema", describe_validation_error(exc)) from exc
 
 
+def decode_line(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> str:
+    """The text of one message or input line: size and encoding checked."""
+    if len(raw) > max_bytes:
+        raise InputError("oversized", f"message is {len(raw)} bytes, limit is {max_bytes}")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"value is not UTF-8: {exc.reason} at byte {exc.start}"
+        raise InputError("not_utf8", reason) from exc
+
+
 def parse_event_bytes(raw: bytes | None, max_bytes: int = MAX_MESSAGE_BYTES) -> TurnEvent:
     """Parse a Kafka message value: size, encoding, JSON and schema, in that order."""
     if raw is None:
         raise InputError("schema", "message has no value")
-    if len(raw) > max_bytes:
-        raise InputError("oversized", f"message is {len(raw)} bytes, limit is {max_bytes}")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        reason = f"value is not UTF-8: {exc.reason} at byte {exc.start}"
-        raise InputError("not_utf8", reason) from exc
-    return parse_event_text(text)
+    return parse_event_text(decode_line(raw, max_bytes))
+
+
+def decode_message(key: bytes | None, value: bytes | None,
+                   max_bytes: int = MAX_MESSAGE_BYTES) -> TurnEvent:
+    """A Kafka message as the worker reads it: the value, keyed by its conversation_id."""
+    if not key:
+        raise InputError("missing_key", "message has no key (expected conversation_id)")
+    turn = parse_event_bytes(value, max_bytes)
+    key_text = key.decode("utf-8", errors="replace")
+    if key_text != turn.conversation_id:
+        raise InputError("key_mismatch", f"key {key_text[:256]!r} is not the event's "
+                         f"conversation_id {turn.conversation_id!r}")
+    return turn

@@ -129,7 +129,7 @@ def correlate(x: list[float], y: list[float]) -> dict[str, Any]:
 SIGNALS: dict[str, Callable[[TurnScore], float]] = {
     "quality": lambda s: s.quality,
     "local_relevance": lambda s: s.local_relevance,
-    "relevance": lambda s: s.relevance,
+    "relevance": lambda s: s.relevance if s.relevance is not None else s.local_relevance,
     "consistency": lambda s: s.consistency,
     "logic": lambda s: s.logic,
     "mfss_total": lambda s: s.mfss.total if s.mfss else 0.0,

@@ -30,7 +30,16 @@ from monitor.contracts import (
     TurnScore,
     content_id,
 )
-from monitor.engine import aligned, amounts, contradiction, cues, lexicon, quantities
+from monitor.engine import (
+    aligned,
+    amounts,
+    bounds,
+    contradiction,
+    cues,
+    lexicon,
+    order,
+    quantities,
+)
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
@@ -68,6 +77,9 @@ class TurnOutcome:
     certificates: list[ContradictionCertificate] = field(default_factory=list)
     alerts: list[Alert] = field(default_factory=list)
     gap: bool = False
+    cut: dict[str, int] = field(default_factory=dict)
+    """What the per-turn bounds left out (engine.bounds): text_chars, documents, claims,
+    certificates."""
     seconds: float = 0.0
     """Time spent on this event alone (the batch's shared parse and embedding excluded).
     Kept out of the score itself so that offline output is byte-for-byte reproducible."""
@@ -111,22 +123,36 @@ class Engine:
         `duplicate=True`; it is recognised before any parsing, so it costs nothing either.
         """
         repeated = duplicates_of(events, states)
-        work = [e for e, dup in zip(events, repeated, strict=True) if not dup]
-        extractions = self.extractor.extract(
-            [Utterance(e.text, e.role, e.turn_index) for e in work]
-        )
+        cfg = self.config
+        work, cuts = [], []
+        for e, dup in zip(events, repeated, strict=True):
+            if not dup:
+                bounded, cut = bounds.bound_event(e, cfg)
+                work.append(bounded)
+                cuts.append(cut)
+        extractions = []
+        for ex, cut in zip(self.extractor.extract(
+                [Utterance(e.text, e.role, e.turn_index) for e in work]), cuts, strict=True):
+            ex, dropped = bounds.cap_claims(ex, cfg.max_claims_per_turn)
+            if dropped:
+                cut["claims"] = dropped
+            extractions.append(ex)
         self._prewarm(work, extractions)
         extracted = iter(extractions)
+        bounded_work, turn_cuts = iter(work), iter(cuts)
         outcomes = []
         for event, duplicate in zip(events, repeated, strict=True):
             if duplicate:
                 outcomes.append(TurnOutcome(event=event, duplicate=True))
                 continue
+            original, event, cut = event, next(bounded_work), next(turn_cuts)
             state = states.get(event.conversation_id)
             if state is None:
                 state = states[event.conversation_id] = self.new_state(event.conversation_id)
             started = time.perf_counter()
             outcome = self._apply(state, event, next(extracted))
+            state.note_turn(event.turn_index, order.turn_digest(original))
+            outcome.cut = {**cut, **outcome.cut}
             outcome.seconds = time.perf_counter() - started
             outcomes.append(outcome)
         return outcomes
@@ -383,7 +409,11 @@ class Engine:
         pairs = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
         findings += [f for f in self._amount_findings(state, event, extraction, facts)
                      if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
-        findings = [f for f in findings if state.certify(_conflict_key(f[1]))]
+        findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
+        capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
+                                       [f.confidence for _, f, _ in findings])
+        cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
+        findings = [f for f in capped if state.certify(_conflict_key(f[1]))]
         self._remember_statements(state, event, extraction, facts)
         certified = {i for i, _, _ in findings}
         certificates = [self._certificate(event, f, a) for _, f, a in findings]
@@ -505,7 +535,8 @@ class Engine:
             [{"id": c.id, "turn_index": c.turn_index, "conflicts_with": c.conflicts_with,
               "detector": c.detector, "explanation": c.explanation} for c in certificates],
         )
-        return TurnOutcome(event=event, score=score, certificates=certificates, alerts=alerts)
+        return TurnOutcome(event=event, score=score, certificates=certificates, alerts=alerts,
+                           cut=cut)
 
     def _findings(
         self, state: ConversationState, facts: list[Fact], turn: int

@@ -30,6 +30,8 @@ MAX_REVISIONS = 20
 MAX_USER_TOPICS = 30
 MAX_CERTIFIED = 200
 MAX_STATEMENTS = 60
+TURN_DIGESTS = 64
+"""Digests of this many last applied turns are kept (see `monitor.engine.order`)."""
 
 
 def _vec_out(vec: npt.NDArray[np.float32] | None) -> str | None:
@@ -76,6 +78,13 @@ class ConversationState:
     revisions: list[dict[str, Any]] = field(default_factory=list)
     """Values the user replaced ({dimension, unit, new, surface, old, turn, sentence}),
     newest last: going back to an old value is certified against the revision turn."""
+    digests: dict[int, str] = field(default_factory=dict)
+    """turn_index -> digest of the last TURN_DIGESTS applied turns (engine.order)."""
+
+    def note_turn(self, turn_index: int, digest: str) -> None:
+        self.digests[turn_index] = digest
+        while len(self.digests) > TURN_DIGESTS:
+            del self.digests[min(self.digests)]
 
     user_topics: list[tuple[int, list[str]]] = field(default_factory=list)
     """(turn, head words) of what each recent user turn told or asked afresh: an earlier
@@ -154,6 +163,7 @@ class ConversationState:
             "user_topics": [[t, w] for t, w in self.user_topics],
             "certified": self.certified,
             "statements": [list(row) for row in self.statements],
+            "digests": sorted([i, d] for i, d in self.digests.items()),
         }
 
     @classmethod
@@ -183,6 +193,7 @@ class ConversationState:
             user_topics=[(int(t), list(w)) for t, w in data["user_topics"]],
             certified=list(data["certified"]),
             statements=[(int(t), sp, se, c) for t, sp, se, c in data["statements"]],
+            digests={int(i): str(d) for i, d in data.get("digests", [])},
         )
 
     def to_bytes(self) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
@@ -15,11 +16,38 @@ from monitor.stream.settings import StreamSettings
 log = logging.getLogger(__name__)
 
 
+#: The table's changelog keeps the latest state of each conversation and nothing else:
+#: compacted, never deleted by time (retention.ms=-1; the TTL sweep of
+#: monitor.stream.expiry writes tombstones instead), a tombstone kept for a day so a
+#: worker restoring the table sees the deletion.
+CHANGELOG_CONFIGS = {"cleanup.policy": "compact", "retention.ms": "-1",
+                     "delete.retention.ms": "86400000"}
+
+
+def new_topic(settings: StreamSettings, name: str) -> NewTopic:
+    """The topic as the monitor creates it (the changelog compacted)."""
+    configs = (CHANGELOG_CONFIGS if name == settings.changelog_topic
+               else topic_configs(settings, name))
+    return NewTopic(name=name, num_partitions=settings.partitions,
+                    replication_factor=settings.replication_factor,
+                    topic_configs=dict(configs))
+
+
 async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None = None,
-                              attempts: int = 40) -> None:
+                              attempts: int | None = 40) -> None:
+    """Create the missing topics; `attempts=None` waits for the broker for ever (a worker
+    started before its broker waits, saying so every 10 s, instead of exiting)."""
     names = topics if topics is not None else settings.all_topics()
     last: Exception | None = None
-    for _ in range(attempts):
+    started = time.monotonic()
+    said = started
+    attempt = 0
+    while attempts is None or attempt < attempts:
+        attempt += 1
+        if attempts is None and time.monotonic() - said >= 10.0:
+            said = time.monotonic()
+            log.warning("waiting for the broker at %s (%.0f s so far): %r",
+                        settings.bootstrap, said - started, last)
         admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap,
                                     **aiokafka_security_kwargs(settings))
         try:
@@ -29,10 +57,7 @@ async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None
             if missing:
                 with contextlib.suppress(TopicAlreadyExistsError):
                     await admin.create_topics([
-                        NewTopic(name=n, num_partitions=settings.partitions,
-                                 replication_factor=settings.replication_factor,
-                                 topic_configs=topic_configs(settings, n))
-                        for n in missing
+                        new_topic(settings, n) for n in missing
                     ])
             return
         except TopicAlreadyExistsError:
@@ -45,5 +70,6 @@ async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None
     raise RuntimeError(f"could not create topics on {settings.bootstrap}: {last!r}")
 
 
-def ensure_topics(settings: StreamSettings, topics: list[str] | None = None) -> None:
-    asyncio.run(ensure_topics_async(settings, topics))
+def ensure_topics(settings: StreamSettings, topics: list[str] | None = None,
+                  attempts: int | None = 40) -> None:
+    asyncio.run(ensure_topics_async(settings, topics, attempts))

@@ -25,7 +25,6 @@ assistant turn has exactly one distinct score id on the topic.
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
 import time
 import weakref
@@ -40,12 +39,17 @@ from faust.web import Request, Response, View
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from monitor import __version__
-from monitor.contracts import DeadLetter, TurnEvent, content_id, dump_record
-from monitor.engine import ConversationState, Engine, TurnOutcome, duplicates_of
-from monitor.inputs import InputError, parse_event_bytes
+from monitor.contracts import TurnEvent, content_id, dump_record
+from monitor.engine import ConversationState, Engine, TurnOutcome, order
+from monitor.inputs import InputError, decode_message
+from monitor.stream import expiry
 from monitor.stream.alertmanager import AlertmanagerHook
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
+from monitor.stream.health import BatchFailures, BrokerProbe
+from monitor.stream.http import PRIVATE_WEB, require_token
+from monitor.stream.letters import dead_letter, dead_letter_key
 from monitor.stream.metrics import ActiveConversations, Metrics
+from monitor.stream.recovery import ResettingRecovery, ResettingTableManager
 from monitor.stream.report_view import add_report_page
 from monitor.stream.security import faust_credentials
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
@@ -79,6 +83,8 @@ def new_faust_app(settings: StreamSettings, app_id: str | None = None,
         producer_max_request_size=max(1_048_576, settings.max_message_bytes * 4),
         consumer_max_fetch_size=max(4 * 1_048_576, settings.max_message_bytes * 4),
         Table=DurableTable,
+        TableManager=ResettingTableManager,
+        **PRIVATE_WEB,
     )
     if settings.web_host:
         kwargs["web_host"] = settings.web_host
@@ -90,10 +96,6 @@ def new_faust_app(settings: StreamSettings, app_id: str | None = None,
     app = MonitorApp(app_id or settings.app_id, **kwargs)
     app.local_broker = settings.local_broker_profile
     return app
-
-
-def _b64(raw: bytes | None) -> str | None:
-    return base64.b64encode(raw).decode("ascii") if raw is not None else None
 
 
 class LiveStates:
@@ -115,6 +117,9 @@ class LiveStates:
             return entry[1]
         return ConversationState.from_bytes(stored)
 
+    def drop(self, cid: str) -> None:
+        self._entries.pop(cid, None)
+
     def keep(self, cid: str, stored: bytes, state: ConversationState) -> None:
         self._entries[cid] = (stored, state)
         self._entries.move_to_end(cid)
@@ -135,6 +140,10 @@ class Monitor:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
         self.live = LiveStates(settings.live_states)
         self.pager = AlertmanagerHook.from_settings(settings)  # None: paging is off
+        self.failures = BatchFailures(self.metrics)
+        self._first_seen: dict[bytes, float] = {}
+        ResettingRecovery.on_reset = self._on_state_reset
+        self.broker_probe = BrokerProbe(settings.bootstrap, self.metrics)
         self.app = app = new_faust_app(settings)
         self.evaluations = None
         if settings.otlp_endpoint:  # OpenTelemetry out: see monitor.stream.otel_events
@@ -166,11 +175,19 @@ class Monitor:
             take_events = stream.take_events  # type: ignore[attr-defined]  # not in StreamT
             async for events in take_events(settings.batch_size,
                                             within=settings.batch_within_s):
-                await self.handle_batch(list(events))
+                await self.handle_until_done(list(events))
 
         @app.timer(2.0)
         async def refresh_gauges() -> None:
             self.active.refresh(self.owned_partitions())
+            was_reachable = self.broker_probe.reachable
+            if await self.broker_probe.check() and not was_reachable:
+                await self.broker_back()
+
+        @app.timer(settings.state_sweep_s)
+        async def expire_idle() -> None:
+            if settings.state_ttl_s > 0 and self.ready():  # never while recovering
+                await self.expire_idle(expiry.now())
 
         @app.page("/healthz")
         async def healthz(web: View, request: Request) -> Response:
@@ -186,6 +203,7 @@ class Monitor:
                              content_type=CONTENT_TYPE_LATEST.split(";")[0] + "; version=0.0.4")
 
         @app.page("/conversations/{conversation_id}")
+        @require_token(settings.api_token)
         @app.table_route(table=table, match_info="conversation_id")
         async def conversation(web: View, request: Request,
                                conversation_id: str) -> Response:
@@ -193,7 +211,8 @@ class Monitor:
             if raw is None:
                 return web.json({"error": "unknown conversation",
                                  "conversation_id": conversation_id}, status=404)
-            return web.json(self.conversation_view(ConversationState.from_bytes(raw)))
+            state = ConversationState.from_bytes(expiry.unpack(raw)[0])
+            return web.json(self.conversation_view(state))
 
         self.agent = score_turns
         if self.pager is not None:
@@ -203,6 +222,20 @@ class Monitor:
             async def page_alertmanager() -> None:
                 await pager.run(self.owned_partitions)
         self.recent = add_report_page(self)  # /conversations/{id}/report
+
+    async def broker_back(self) -> None:
+        """The broker is reachable again: it may have come back empty, so its topics are
+        created again (existing ones are left alone)."""
+        from monitor.stream.admin import ensure_topics_async
+
+        try:
+            await ensure_topics_async(self.settings, attempts=20)
+        except Exception:
+            log.exception("could not re-create the topics after the broker came back")
+
+    def _on_state_reset(self, tp: Any, local: int, last: int) -> None:
+        self.metrics.state_resets.inc()
+        self.live = LiveStates(self.settings.live_states)  # decoded states may be stale too
 
     def owned_partitions(self) -> set[int] | None:
         try:
@@ -221,7 +254,8 @@ class Monitor:
             flowing = bool(getattr(self.app.consumer, "flow_active", False))
         except Exception:  # the consumer is built lazily; not there yet = not ready
             return False
-        return bool(self.owned_partitions()) and not self.app.rebalancing and flowing
+        return (bool(self.owned_partitions()) and not self.app.rebalancing and flowing
+                and not self.failures.failing and self.broker_probe.reachable)
 
     def conversation_view(self, state: ConversationState) -> dict[str, Any]:
         summary = self.engine.summary(state)
@@ -231,6 +265,36 @@ class Monitor:
                 "state_sha256": content_id("state", state.to_plain())}
 
     # --- one batch ------------------------------------------------------------------------
+    async def handle_until_done(self, events: list[EventT]) -> None:
+        """`handle_batch`, retried with back-off until it succeeds.
+
+        Everything one message can break is caught inside `handle_batch`; what is left
+        (the broker gone, the store failing) concerns the whole batch. Returning would
+        acknowledge the batch and let its offsets be committed unprocessed; raising would
+        crash the agent, which Faust restarts, with the same effect. So the batch is
+        retried (idempotence makes the retry's outputs identical), the worker is not ready
+        meanwhile, and a retry stops only when this worker no longer owns the partitions.
+        """
+        while True:
+            try:
+                await self.handle_batch(events)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                delay = self.failures.failed()
+                log.exception("BATCH FAILED (%d messages, attempt %d); offsets held back, "
+                              "retrying in %.1f s", len(events), self.failures.attempt, delay)
+                await asyncio.sleep(delay)
+                owned = self.owned_partitions() or set()
+                if not any(e.message.partition in owned for e in events):
+                    log.warning("partitions of the failed batch were revoked; its new owner "
+                                "resumes from the committed offsets")
+                    self.failures.succeeded()
+                    return
+                continue
+            self.failures.succeeded()
+            return
+
     async def handle_batch(self, events: list[EventT]) -> None:
         valid: list[tuple[EventT, TurnEvent]] = []
         for event in events:
@@ -238,13 +302,23 @@ class Monitor:
                 valid.append((event, self.decode(event)))
             except InputError as exc:
                 await self.dead_letter(event, exc)
+            except Exception as exc:  # a decoder bug must not take the batch with it
+                log.exception("decoding failed")
+                await self.dead_letter(event, InputError("decode_error",
+                                                         f"{type(exc).__name__}: {exc}"))
         if not valid:
             return
 
         states = self.load_states([t for _, t in valid])
-        repeated = duplicates_of([t for _, t in valid], states)
-        self.metrics.duplicates.inc(sum(repeated))
-        todo = [item for item, dup in zip(valid, repeated, strict=True) if not dup]
+        verdicts = order.classify([t for _, t in valid], states)
+        self.metrics.duplicates.inc(sum(v == "duplicate" for v, _ in verdicts))
+        todo = []
+        for (event, turn), (verdict, reason) in zip(valid, verdicts, strict=True):
+            if verdict in ("conflict", "out_of_order"):
+                kind = "turn_conflict" if verdict == "conflict" else "out_of_order"
+                await self.dead_letter(event, InputError(kind, reason))
+            elif verdict == "new":
+                todo.append((event, turn))
         if not todo:
             return
 
@@ -263,13 +337,13 @@ class Monitor:
                 return
         per_turn = (time.perf_counter() - started) / len(todo)
 
-        await self.produce_outputs(outcomes)
+        produced, produced_outcomes = await self.produce_outputs(todo, outcomes)
         if self.pager is not None:  # queues only; a background task posts
-            self.pager.observe(outcomes, {t.conversation_id: e.message.partition
-                                          for e, t in todo})
-        self.recent.observe(outcomes)
+            self.pager.observe(produced_outcomes, {t.conversation_id: e.message.partition
+                                                   for e, t in todo})
+        self.recent.observe(produced_outcomes)
         now = time.time()
-        for (event, _), outcome in zip(todo, outcomes, strict=True):
+        for (event, _), outcome in zip(produced, produced_outcomes, strict=True):
             self.observe(event, outcome, per_turn, now)
 
         # state after outputs: see the module docstring
@@ -279,7 +353,8 @@ class Monitor:
             token = _current_event.set(weakref.ref(event))
             blob = state.to_bytes()
             try:
-                self.table[cid.encode("utf-8")] = blob
+                self.table[cid.encode("utf-8")] = expiry.pack(blob, event.message.partition,
+                                                              now)
             finally:
                 _current_event.reset(token)
             self.live.keep(cid, blob, state)
@@ -297,8 +372,36 @@ class Monitor:
             if cid not in states:
                 raw = self.table.get(cid.encode("utf-8"))
                 if raw is not None:
-                    states[cid] = self.live.take(cid, raw)
+                    states[cid] = self.live.take(cid, expiry.unpack(raw)[0])
         return states
+
+    async def expire_idle(self, now: float) -> int:
+        """Summarise and delete every conversation idle for longer than the TTL.
+
+        The deletions happen without an await between finding and deleting, so a batch
+        cannot slip in between; a batch already holding such a state writes it back
+        (the conversation was not idle after all). Returns how many were deleted.
+        """
+        table = self.table
+        items = [(k, v) for k, v in table.items() if k is not None and v is not None]
+        gone = expiry.expired(items, self.settings.state_ttl_s, now, self._first_seen)
+        summaries = []
+        for key, state_bytes, partition in gone:
+            state = ConversationState.from_bytes(state_bytes)
+            summaries.append((key, self.engine.summary(state)))
+            expiry.delete_key(table, key, self.settings.topic_turns, partition)
+            self.live.drop(key.decode("utf-8", errors="replace"))
+            self._first_seen.pop(key, None)
+        if not summaries:
+            return 0
+        pending = [await self.scores.send(key=key, value=dump_record(summary).encode())
+                   for key, summary in summaries]
+        await asyncio.gather(*pending)
+        await table.confirm_changelog()
+        self.metrics.expired.inc(len(summaries))
+        log.info("expired %d idle conversations (TTL %.0f s)", len(summaries),
+                 self.settings.state_ttl_s)
+        return len(summaries)
 
     async def process_one_by_one(
         self, todo: list[tuple[EventT, TurnEvent]], states: dict[str, ConversationState]
@@ -332,50 +435,83 @@ class Monitor:
         return kept, outcomes
 
     def decode(self, event: EventT) -> TurnEvent:
-        key = event.message.key
-        if not key:
-            raise InputError("missing_key", "message has no key (expected conversation_id)")
-        turn = parse_event_bytes(event.message.value, self.settings.max_message_bytes)
-        key_text = key.decode("utf-8", errors="replace")
-        if key_text != turn.conversation_id:
-            raise InputError("key_mismatch", f"key {key_text[:256]!r} is not the event's "
-                             f"conversation_id {turn.conversation_id!r}")
-        return turn
+        return decode_message(event.message.key, event.message.value,
+                              self.settings.max_message_bytes)
 
     async def dead_letter(self, event: EventT, exc: InputError) -> None:
         msg = event.message
-        record = DeadLetter(
-            id=content_id("dead_letter", msg.topic, msg.partition, msg.offset),
-            reason=f"{exc.kind}: {exc.reason}", source_topic=msg.topic,
-            partition=msg.partition, offset=msg.offset, key_b64=_b64(msg.key),
-            value_b64=_b64(msg.value) or "",
-        )
-        fut = await self.dead_letters.send(key=msg.key, value=dump_record(record).encode())
+        record = dead_letter(msg.topic, msg.partition, msg.offset, msg.key, msg.value,
+                             f"{exc.kind}: {exc.reason}", self.settings.dead_letter_max_bytes)
+        fut = await self.dead_letters.send(key=dead_letter_key(msg.key),
+                                           value=dump_record(record).encode())
         await fut
         self.metrics.dead_letters.labels(reason=exc.kind).inc()
         log.warning("dead letter %s/%s@%s: %s", msg.topic, msg.partition, msg.offset, record.reason)
 
-    async def produce_outputs(self, outcomes: list[TurnOutcome]) -> None:
-        pending = []
-        for outcome in outcomes:
-            key = outcome.event.conversation_id.encode("utf-8")
-            if outcome.score is not None:
-                score = outcome.score.model_copy(
-                    update={"latency_ms": round(outcome.seconds * 1000.0, 3)})
-                pending.append(await self.scores.send(key=key, value=dump_record(score).encode()))
-            for cert in outcome.certificates:
-                pending.append(await self.certificates.send(
-                    key=key, value=dump_record(cert).encode()))
-            for alert in outcome.alerts:
-                pending.append(await self.alerts.send(key=key,
-                                                      value=dump_record(alert).encode()))
+    def serialise(self, outcome: TurnOutcome) -> list[tuple[faust.TopicT, bytes]]:
+        """(topic, value) of every record of one turn, in order."""
+        out: list[tuple[faust.TopicT, bytes]] = []
+        if outcome.score is not None:
+            score = outcome.score.model_copy(
+                update={"latency_ms": round(outcome.seconds * 1000.0, 3)})
+            out.append((self.scores, dump_record(score).encode("utf-8")))
+        for cert in outcome.certificates:
+            out.append((self.certificates, dump_record(cert).encode("utf-8")))
+        for alert in outcome.alerts:
+            out.append((self.alerts, dump_record(alert).encode("utf-8")))
+        return out
+
+    async def produce_outputs(
+        self, todo: list[tuple[EventT, TurnEvent]], outcomes: list[TurnOutcome]
+    ) -> tuple[list[tuple[EventT, TurnEvent]], list[TurnOutcome]]:
+        """Produce every turn's records; a turn whose records cannot be serialised or are
+        refused by the broker is dead-lettered with the reason, the others go on.
+
+        Serialising happens first for all turns, so a failure there sends nothing for that
+        turn. A produce refused for one record (too large, say) fails that turn only; the
+        broker being unreachable fails the dead letter too, and so the whole batch, which
+        `handle_until_done` then retries.
+        """
+        kept: list[tuple[tuple[EventT, TurnEvent], TurnOutcome]] = []
+        records: list[list[tuple[faust.TopicT, bytes]]] = []
+        for item, outcome in zip(todo, outcomes, strict=True):
+            try:
+                records.append(self.serialise(outcome))
+            except Exception as exc:
+                log.exception("serialising the outputs of %s turn %s failed",
+                              outcome.event.conversation_id, outcome.event.turn_index)
+                await self.dead_letter(item[0], InputError(
+                    "serialise_error", f"{type(exc).__name__}: {exc}"))
+                continue
+            kept.append((item, outcome))
+        sent = await asyncio.gather(*(self._send_all(item[1].conversation_id, recs)
+                                      for (item, _), recs in zip(kept, records, strict=True)),
+                                    return_exceptions=True)
+        done_items, done_outcomes = [], []
+        for (item, outcome), result in zip(kept, sent, strict=True):
+            if isinstance(result, BaseException):
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                await self.dead_letter(item[0], InputError(
+                    "produce_error", f"{type(result).__name__}: {result}"))
+                continue
+            done_items.append(item)
+            done_outcomes.append(outcome)
+        if self.evaluations is not None:  # OpenTelemetry events, after Kafka acknowledged
+            self.evaluations.emit(done_outcomes)
+        return done_items, done_outcomes
+
+    async def _send_all(self, conversation_id: str,
+                        records: list[tuple[faust.TopicT, bytes]]) -> None:
+        key = conversation_id.encode("utf-8")
+        pending = [await topic.send(key=key, value=value) for topic, value in records]
         if pending:
             await asyncio.gather(*pending)
-        if self.evaluations is not None:
-            self.evaluations.emit(outcomes)
 
     def observe(self, event: EventT, outcome: TurnOutcome, seconds: float, now: float) -> None:
         m = self.metrics
+        for what, count in outcome.cut.items():
+            m.cut.labels(what=what).inc(count)
         if outcome.gap:
             m.gaps.inc()
             msg = event.message

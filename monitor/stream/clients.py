@@ -102,3 +102,41 @@ async def consume(settings: StreamSettings, topic: str, until_idle: float = 5.0,
     finally:
         await consumer.stop()
     return values
+
+
+async def end_offsets(settings: StreamSettings, topic: str) -> dict[int, int]:
+    """The log-end offset of each partition of `topic` ({} if the topic does not exist)."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.bootstrap, group_id=None,
+                                enable_auto_commit=False)
+    await consumer.start()
+    try:
+        parts = consumer.partitions_for_topic(topic)
+        if not parts:
+            await consumer._client.force_metadata_update()
+            parts = consumer.partitions_for_topic(topic)
+        if not parts:
+            return {}
+        ends = await consumer.end_offsets([TopicPartition(topic, p) for p in parts])
+        return {tp.partition: int(offset) for tp, offset in ends.items()}
+    finally:
+        await consumer.stop()
+
+
+async def replay_acknowledged(settings: StreamSettings, lines: list[bytes],
+                              rate: float | None = None, topic: str | None = None,
+                              on_sent: Callable[[int], None] | None = None) -> int:
+    """`replay`, then check that the topic grew by at least as many records as were sent.
+
+    A producer's acknowledgement is not the end of the story: a broker that restarts
+    without its data acknowledges and forgets. Raises RuntimeError when the records are
+    not on the topic afterwards (the `replay` command then exits non-zero).
+    """
+    name = topic or settings.topic_turns
+    before = await end_offsets(settings, name)
+    sent = await replay(settings, lines, rate, topic, on_sent)
+    after = await end_offsets(settings, name)
+    grown = sum(after.get(p, 0) - before.get(p, 0) for p in after)
+    if not after or grown < sent:
+        raise RuntimeError(f"sent {sent} records but {name} grew by {max(grown, 0)} "
+                           f"(partitions after: {after or 'topic missing'})")
+    return sent

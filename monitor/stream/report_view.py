@@ -25,6 +25,8 @@ from monitor.engine import ConversationState, TurnOutcome
 from monitor.report.graph import FactEdge, graph_from_facts
 from monitor.report.model import Records, build_reports
 from monitor.report.render import CSP, render_report
+from monitor.stream import expiry
+from monitor.stream.http import require_token
 
 if TYPE_CHECKING:
     from monitor.stream.app import Monitor
@@ -109,6 +111,7 @@ def add_report_page(monitor: Monitor) -> RecentRecords:
     recent = RecentRecords()
 
     @app.page("/conversations/{conversation_id}/report")
+    @require_token(monitor.settings.api_token)
     @app.table_route(table=table, match_info="conversation_id")
     async def conversation_report(web: View, request: Request,
                                   conversation_id: str) -> Response:
@@ -116,7 +119,8 @@ def add_report_page(monitor: Monitor) -> RecentRecords:
         if raw is None:
             return web.json({"error": "unknown conversation",
                              "conversation_id": conversation_id}, status=404)
-        html = render_live(ConversationState.from_bytes(raw), monitor, recent)
+        state = ConversationState.from_bytes(expiry.unpack(raw)[0])
+        html = render_live(state, monitor, recent)
         return web.html(html, headers={"Content-Security-Policy": CSP,
                                        "X-Content-Type-Options": "nosniff",
                                        "Cache-Control": "no-store"})

@@ -30,7 +30,10 @@ class StreamSettings(BaseSettings):
     replication_factor: int = Field(default=1, ge=1)
     store: str = "rocksdb://"
     data_dir: Path = Path("data")
-    web_bind: str = "0.0.0.0"
+    web_bind: str = "127.0.0.1"
+    """Private by default; set 0.0.0.0 (in a container, behind a network policy) to expose."""
+    api_token: SecretStr | None = None
+    """When set, /conversations/* requires `Authorization: Bearer <token>` (monitor.stream.http)."""
     web_host: str | None = None  # advertised host for routing; None: the node's hostname
     web_port: int = 6066
     batch_size: int = Field(default=64, ge=1)
@@ -39,6 +42,13 @@ class StreamSettings(BaseSettings):
     live_states: int = Field(default=2_000, ge=0)
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
     max_message_bytes: int = Field(default=MAX_MESSAGE_BYTES, ge=1)
+    state_ttl_s: float = Field(default=86_400.0, ge=0)
+    """A conversation idle this long is summarised and deleted (monitor.stream.expiry);
+    0 keeps states for ever."""
+    state_sweep_s: float = Field(default=300.0, gt=0)
+    """How often the TTL sweep reads the local table (every value: keep it infrequent)."""
+    dead_letter_max_bytes: int = Field(default=64 * 1024, ge=1024)
+    """Longest copy of a rejected value inside its dead letter (monitor.stream.letters)."""
     local_broker_profile: bool = False
     # --- paging through Alertmanager (monitor.stream.alertmanager); off without a URL ---
     alertmanager_url: str | None = None

@@ -1,0 +1,142 @@
+"""`skg-monitor bench heavy`: the heaviest admissible turn, offline and on a live worker.
+
+Offline: the engine's wall and CPU time for the 238 KB turn of `monitor.bench.heavy`
+(median of `repeats` fresh conversations, warm models). Online: a worker on the local
+broker scores a steady stream of ordinary turns from other conversations; the heavy turn
+is produced in the middle. Reported: its own produce->score latency and the latency of the
+other conversations' turns before it and while it was being scored (the delay it caused).
+The machine is shared, so its load average is reported with the numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from monitor.bench.engine import generate_workload
+from monitor.bench.heavy import heavy_turn, run_heavy_engine
+from monitor.contracts import TurnEvent
+from monitor.stream.admin import ensure_topics
+from monitor.stream.bench import _healthy, _spawn, _turn_key
+from monitor.stream.broker import free_port, start_broker, stop_process
+from monitor.stream.clients import consume, replay
+from monitor.stream.settings import StreamSettings
+
+
+def run_heavy_offline(repeats: int = 3) -> dict[str, Any]:
+    runs = [run_heavy_engine(seed=100 + i) for i in range(repeats)]  # fresh texts each
+    return {
+        "runs": runs,
+        "seconds_median": statistics.median(r["seconds"] for r in runs),
+        "cpu_seconds_median": statistics.median(r["cpu_seconds"] for r in runs),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+async def _times(settings: StreamSettings, topic: str, expected: int = 0,
+                 timeout: float = 600.0) -> dict[tuple[str, int], int]:
+    """(conversation_id, turn_index) -> record timestamp of the first record of each turn
+    on `topic`, read until `expected` turns were seen (or `timeout`)."""
+    times: dict[tuple[str, int], int] = {}
+
+    def on_record(key: bytes | None, value: bytes | None, ts: int) -> None:
+        if value is not None:
+            times.setdefault(_turn_key(value), ts)
+
+    deadline = time.monotonic() + timeout
+    while True:
+        await consume(settings, topic, until_idle=3.0, on_record=on_record)
+        if len(times) >= expected or time.monotonic() > deadline:
+            return times
+        await asyncio.sleep(1.0)
+
+
+def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="skg-bench-heavy-"))
+    port = free_port()
+    broker = start_broker(port, tmp / "tansu.log")
+    settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
+                              data_dir=tmp / "data")
+    env = dict(os.environ, SKG_LOCAL_BROKER_PROFILE="1", SKG_WEB_HOST="127.0.0.1")
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        ensure_topics(settings)
+        web = free_port()
+        worker = _spawn([sys.executable, "-m", "monitor.cli", "worker", "--broker",
+                         settings.broker, "--web-port", str(web), "--data-dir",
+                         str(tmp / "data")], tmp / "worker.log", env)
+        procs.append(worker)
+        deadline = time.monotonic() + 240
+        while not _healthy(web):
+            if time.monotonic() > deadline or worker.poll() is not None:
+                raise RuntimeError(f"worker did not start: {(tmp / 'worker.log').read_text()}")
+            time.sleep(0.5)
+        turns = int(rate * seconds)
+        others = generate_workload(max(4, turns // 20), 20, seed=31)[:turns]
+        question, answer = heavy_turn()
+        events = [*others, question, answer]
+
+        def encoded(items: list[TurnEvent]) -> tuple[list[bytes], list[bytes | None]]:
+            return ([e.model_dump_json(exclude_none=True).encode() for e in items],
+                    [e.conversation_id.encode() for e in items])
+
+        async def produce() -> None:
+            # two producers, as two applications would be: the heavy turn's own (slow)
+            # produce must not pause the others' stream
+            async def heavy() -> None:
+                await asyncio.sleep(seconds / 2)
+                lines, keys = encoded([question, answer])
+                await replay(settings, lines, keys=keys)
+
+            lines, keys = encoded(others)
+            await asyncio.gather(replay(settings, lines, rate=rate, keys=keys), heavy())
+
+        asyncio.run(produce())
+        assistant = sum(1 for e in events if e.role == "assistant")
+        scores = asyncio.run(_times(settings, settings.topic_scores, assistant))
+        inputs = asyncio.run(_times(settings, settings.topic_turns))
+        heavy_key = (answer.conversation_id, answer.turn_index)
+        heavy_in = inputs[heavy_key]
+        heavy_out = scores[heavy_key]
+        latencies: list[float] = []
+        in_flight: list[float] = []
+        for key, ts in scores.items():
+            if key == heavy_key or key not in inputs:
+                continue
+            latency = (ts - inputs[key]) / 1000.0
+            latencies.append(latency)
+            # produced before the heavy turn was scored and scored after it was produced
+            if inputs[key] <= heavy_out and ts >= heavy_in:
+                in_flight.append(latency)
+        return {
+            "rate_turns_per_s": rate,
+            "heavy_turn_latency_s": round((heavy_out - heavy_in) / 1000.0, 3),
+            "other_turns_scored": len(latencies),
+            "others_latency_p50_s": round(statistics.median(latencies), 3),
+            "others_latency_max_s": round(max(latencies), 3),
+            "others_in_flight_with_heavy": len(in_flight),
+            "others_in_flight_latency_max_s": round(max(in_flight), 3) if in_flight
+            else None,
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+        }
+    finally:
+        for p in procs:
+            stop_process(p)
+        stop_process(broker, signal.SIGKILL)
+
+
+def run_heavy_bench(repeats: int = 3, stream: bool = True) -> dict[str, Any]:
+    result: dict[str, Any] = {"offline": run_heavy_offline(repeats)}
+    if stream:
+        result["stream"] = run_heavy_stream()
+    result["target"] = {"heavy_turn_seconds": "<= 1", "others_delay_seconds": "<= 1"}
+    result["machine"] = {"cpus": os.cpu_count()}
+    return result

@@ -1,0 +1,63 @@
+"""The worker's HTTP surface, private by default.
+
+Conversation text is personal data. `/conversations/{id}` shows a conversation's recent
+scores and certificates (with the sentences they quote), so it can require a bearer token
+(`SKG_API_TOKEN`); `/metrics` and `/healthz` carry no conversation content and stay open
+for Prometheus and probes. Faust's built-in views are switched off: `/table/...` would
+serve the stored state (every sentence of a conversation) and `/router/...` the hosts and
+partition assignments, to anyone who can reach the port; `/stats`, `/graph` and
+`/assignment` describe the internals. The server binds 127.0.0.1 unless told otherwise
+(`SKG_WEB_BIND`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from faust.web import Request, Response, View
+from pydantic import SecretStr
+
+#: faust.App settings that switch off every built-in view (only our pages remain).
+PRIVATE_WEB: dict[str, bool] = {
+    "web_router_enabled": False,
+    "web_tables_enabled": False,
+    "web_stats_enabled": False,
+    "web_graph_enabled": False,
+    "web_metrics_enabled": False,
+}
+
+Handler = Callable[..., Awaitable[Response]]
+
+
+def token_matches(header: str | None, token: str) -> bool:
+    """`Authorization: Bearer <token>`, compared in constant time."""
+    if not header or not header.startswith("Bearer "):
+        return False
+    return hmac.compare_digest(header[len("Bearer "):].strip().encode(), token.encode())
+
+
+def require_token(token: SecretStr | None) -> Callable[[Handler], Handler]:
+    """A page decorator: 401 without the bearer token, when a token is configured.
+
+    Put it outside `app.table_route`: the request is checked where it arrives, and Faust
+    forwards its headers (the token included) to the worker that owns the key.
+    """
+
+    def decorate(handler: Handler) -> Handler:
+        if token is None or not token.get_secret_value():
+            return handler
+        secret = token.get_secret_value()
+
+        @functools.wraps(handler)
+        async def checked(web: View, request: Request, *args: Any, **kwargs: Any) -> Response:
+            if not token_matches(request.headers.get("Authorization"), secret):
+                return web.json({"error": "unauthorized"}, status=401,
+                                 headers={"WWW-Authenticate": 'Bearer realm="skg-monitor"'})
+            return await handler(web, request, *args, **kwargs)
+
+        return checked
+
+    return decorate
