@@ -207,11 +207,10 @@ class Monitor:
         @app.table_route(table=table, match_info="conversation_id")
         async def conversation(web: View, request: Request,
                                conversation_id: str) -> Response:
-            raw = table.get(conversation_id.encode("utf-8"))
-            if raw is None:
+            state = self.stored_state(conversation_id)
+            if state is None:
                 return web.json({"error": "unknown conversation",
                                  "conversation_id": conversation_id}, status=404)
-            state = ConversationState.from_bytes(expiry.unpack(raw)[0])
             return web.json(self.conversation_view(state))
 
         self.agent = score_turns
@@ -256,6 +255,11 @@ class Monitor:
             return False
         return (bool(self.owned_partitions()) and not self.app.rebalancing and flowing
                 and not self.failures.failing and self.broker_probe.reachable)
+
+    def stored_state(self, conversation_id: str) -> ConversationState | None:
+        """The conversation's state as this worker's table holds it (None: unknown)."""
+        raw = self.table.get(conversation_id.encode("utf-8"))
+        return None if raw is None else ConversationState.from_bytes(expiry.unpack(raw)[0])
 
     def conversation_view(self, state: ConversationState) -> dict[str, Any]:
         summary = self.engine.summary(state)

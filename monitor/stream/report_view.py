@@ -25,7 +25,6 @@ from monitor.engine import ConversationState, TurnOutcome
 from monitor.report.graph import FactEdge, graph_from_facts
 from monitor.report.model import Records, build_reports
 from monitor.report.render import CSP, render_report
-from monitor.stream import expiry
 from monitor.stream.http import require_token
 
 if TYPE_CHECKING:
@@ -115,11 +114,10 @@ def add_report_page(monitor: Monitor) -> RecentRecords:
     @app.table_route(table=table, match_info="conversation_id")
     async def conversation_report(web: View, request: Request,
                                   conversation_id: str) -> Response:
-        raw = table.get(conversation_id.encode("utf-8"))
-        if raw is None:
+        state = monitor.stored_state(conversation_id)
+        if state is None:
             return web.json({"error": "unknown conversation",
                              "conversation_id": conversation_id}, status=404)
-        state = ConversationState.from_bytes(expiry.unpack(raw)[0])
         html = render_live(state, monitor, recent)
         return web.html(html, headers={"Content-Security-Policy": CSP,
                                        "X-Content-Type-Options": "nosniff",
