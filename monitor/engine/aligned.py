@@ -51,6 +51,22 @@ _OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|newer|las
                         r"predecessor|successor)\b", re.IGNORECASE)
 
 
+_NUMBERED = re.compile(r"\b[A-Z][a-zA-Z]*\s+\d+(?:[-.]\d+)?\b")
+
+
+def numbered_names_differ(a: str, b: str) -> bool:
+    """ "Class 4-2" / "Class 4-1", "Box 1" / "Box 2": numbered things that are not the same."""
+    na = {m.group(0).lower() for m in _NUMBERED.finditer(a)}
+    nb = {m.group(0).lower() for m in _NUMBERED.finditer(b)}
+    heads_a = {n.split()[0] for n in na}
+    return any(n.split()[0] in heads_a and n not in na for n in nb)
+
+
+def crowded(sentence: str) -> bool:
+    """More values than one claim holds: a list or a table row in prose."""
+    return len(amounts.amounts(sentence)) > MAX_AMOUNTS
+
+
 def derived(sentence: str) -> bool:
     """A worked calculation ("6 plus 5 equals 11"): its numbers are steps, not claims."""
     return bool(_ARITHMETIC.search(sentence))

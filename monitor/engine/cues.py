@@ -52,6 +52,14 @@ def narrates_change(sentence: str) -> bool:
     return bool(_pattern("state_change").search(sentence))
 
 
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|mine|we|we're|our|us)\b", re.IGNORECASE)
+
+
+def speaks_of_self(sentence: str) -> bool:
+    """The speaker talks about themselves or their situation ("my budget", "we are 4")."""
+    return bool(_FIRST_PERSON.search(sentence))
+
+
 def states_goal(sentence: str) -> bool:
     return bool(_pattern("goal").search(sentence))
 
@@ -84,6 +92,21 @@ def opens_conditional(sentence: str) -> bool:
 _WORD = re.compile(r"[a-z][a-z'-]+")
 
 
+_DOUBLED = re.compile(r"([b-df-hj-np-tv-z])\1$")
+
+
+def _stem(word: str) -> str:
+    """A crude fold of plurals and verb endings ("flips", "flipped" -> "flip"), enough to
+    see that two sentences talk about the same thing; not a lemmatiser."""
+    for ending in ("ing", "ed"):
+        if word.endswith(ending) and len(word) > len(ending) + 3:
+            word = _DOUBLED.sub(r"\1", word[: -len(ending)])
+            return word
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
 def ordered_content_words(text: str) -> list[str]:
     """Lowercased content words in order, with a crude plural fold ("flips" -> "flip")."""
     from spacy.lang.en.stop_words import STOP_WORDS
@@ -92,9 +115,7 @@ def ordered_content_words(text: str) -> list[str]:
     for word in _WORD.findall(text.lower()):
         if word in STOP_WORDS or len(word) < 3:
             continue
-        if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-            word = word[:-1]
-        words.append(word)
+        words.append(_stem(word))
     return words
 
 

@@ -610,6 +610,8 @@ class Engine:
             for old_turn, speaker, old_sentence, old_context in state.statements:
                 if old_turn >= turn or speaker == "user-question":
                     continue
+                if speaker == "user" and not cues.speaks_of_self(old_sentence):
+                    continue  # a puzzle's data, not what the user says of their situation
                 if aligned.names_differ(sentence, old_sentence) or aligned.other_one(
                         sentence, old_sentence):
                     continue  # "the previous generation", "Harman Kardon" vs none
@@ -623,7 +625,9 @@ class Engine:
                     continue
                 if cues.years(sentence) != cues.years(old_sentence):
                     continue  # "today ... back in 2022": different time frames
-                if cues.adds_to(aligned.phrase(sentence, clash[0])):
+                own = aligned.phrase(sentence, clash[0])
+                if (cues.adds_to(own) or cues.adds_to(aligned.phrase(old_sentence, clash[1]))
+                        or lexicon.modality_cue(own.lower()) is not None):
                     continue  # "bring one more 1 L bottle": an addition, not a restatement
                 new = _statement_fact(sentence, context, "assistant", turn, clash[0], shared)
                 old = _statement_fact(old_sentence, old_context, speaker, old_turn, clash[1],
@@ -665,6 +669,13 @@ class Engine:
         values = f"{new.object_text} {old.object_text} {new.object} {old.object}"
         if _measures(new) and aligned.different_names(new.sentence, old.sentence, values):
             return None  # "light from the Moon" / "light from the Sun"
+        if aligned.numbered_names_differ(new.sentence, old.sentence):
+            return None  # "Class 4-2" / "Class 4-1"
+        if _measures(new) and any(check(s) for s in (new.sentence, old.sentence)
+                                  for check in (aligned.derived, aligned.crowded)):
+            return None  # a worked calculation, or a list of values in one sentence
+        if _measures(new) and aligned.other_one(new.sentence, old.sentence):
+            return None  # "the previous generation" against the current one
         shared = cues.content_words(new.sentence) & cues.content_words(old.sentence)
         if state.changed_between(old.turn, turn, shared):
             return None  # the user told something new about what both sentences share
