@@ -48,7 +48,16 @@ def _no_constant(name: str) -> Any:
 
 
 def parse_event_text(text: str) -> TurnEvent:
-    """Parse one JSON document into a TurnEvent or raise InputError (and nothing else).
+    """Parse one JSON document into a TurnEvent or raise InputError (and nothing else)."""
+    data = load_json_object(text)
+    try:
+        return TurnEvent.model_validate(data)
+    except ValidationError as exc:
+        raise InputError("schema", describe_validation_error(exc)) from exc
+
+
+def load_json_object(text: str) -> dict[str, Any]:
+    """One JSON object within the input limits, or InputError (and nothing else).
 
     Every way the standard parser can fail is an InputError: syntax, nesting deep enough
     to exhaust Python's stack (RecursionError), integers of more than 4,300 digits
@@ -67,10 +76,7 @@ def parse_event_text(text: str) -> TurnEvent:
     problem = json_problem(data, MAX_JSON_DEPTH)
     if problem is not None:
         raise InputError("surrogate" if "surrogate" in problem else "too_deep", problem)
-    try:
-        return TurnEvent.model_validate(data)
-    except ValidationError as exc:
-        raise InputError("schema", describe_validation_error(exc)) from exc
+    return data
 
 
 def decode_line(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> str:

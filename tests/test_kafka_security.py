@@ -22,6 +22,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
+from monitor.stream.admin import CHANGELOG_CONFIGS
 from monitor.stream.security import aiokafka_security_kwargs, faust_credentials, topic_configs
 from monitor.stream.settings import StreamSettings
 from tests.conftest import run, stream_settings
@@ -149,7 +150,7 @@ def test_topics_are_created_with_partitions_compaction_and_retention(broker: str
     configs, partitions = run(describe())
     entries = {resource[3]: {e[0]: e[1] for e in resource[4]}
                for response in configs for resource in response.resources}
-    assert entries[settings.changelog_topic] == {"cleanup.policy": "compact"}
+    assert entries[settings.changelog_topic] == CHANGELOG_CONFIGS  # compacted, kept for ever
     for name in settings.all_topics():
         assert partitions[name] == 3, name
         if name != settings.changelog_topic:

@@ -7,13 +7,12 @@ as OpenAI `messages`, see `monitor.formats.openai`), or `auto` (each line by its
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Literal, get_args
 
 from monitor.contracts import TurnEvent
 from monitor.formats.openai import is_openai_record, openai_events
-from monitor.inputs import InputError, parse_event_text
+from monitor.inputs import InputError, load_json_object, parse_event_text
 
 InputFormat = Literal["auto", "turns", "openai"]
 INPUT_FORMATS: tuple[str, ...] = get_args(InputFormat)
@@ -35,10 +34,7 @@ class LineReader:
         """
         if self.input_format == "turns":
             return None
-        try:
-            data = json.loads(line)
-        except ValueError:
-            return None  # not JSON: parse_event_text reports the error the usual way
+        data = load_json_object(line)  # bad JSON, too deep, surrogates: InputError
         if self.input_format == "openai" or is_openai_record(data):
             return openai_events(data)
         return None
