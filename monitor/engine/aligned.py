@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from monitor.engine import amounts, cues
+from monitor.engine import amounts, cues, quantities
 from monitor.engine.amounts import Amount
 
 MAX_AMOUNTS = 3
@@ -45,8 +45,9 @@ def _names(sentence: str) -> set[str]:
     return {m.group(0).lower() for m in _NAME.finditer(sentence.strip(" *-#>"))}
 
 
-_ARITHMETIC = re.compile(r"[=×÷]|\d\s*[-+*/x]\s*\d|\b(?:equals?|times|minus|plus|divided|"
-                         r"multiplied|subtract|add up|sum of)\b", re.IGNORECASE)
+_ARITHMETIC = re.compile(r"[=×÷]|\d\s*[-+*/x]\s*\d|\b(?:equals?|times|minus|plus|divided?|"
+                         r"multipl(?:y|ied)|subtract|add up|sum of|quotient|product of|"
+                         r"remainder)\b", re.IGNORECASE)
 _OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|newer|last-gen|"
                         r"predecessor|successor)\b", re.IGNORECASE)
 
@@ -153,6 +154,7 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
     thresholds for one limit, so they are compared as values.
     """
     new_amounts, old_amounts = measured(new), measured(old)
+    stated = {q.value for q in quantities.parse_quantities(new)}
     for a in new_amounts:
         if any(amounts.comparable(a, b) and not amounts.incompatible(*amounts.as_thresholds(
                 a, b)) for b in old_amounts):
@@ -164,6 +166,8 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
                 continue
             if rate(new, a) != rate(old, b):
                 continue
+            if b.quantity.value in stated:
+                continue  # "two of the five books": the old value is restated here too
             if amounts.incompatible(*amounts.as_thresholds(a, b)):
                 return a, b
     return None

@@ -135,7 +135,8 @@ def relation_key(relation: str) -> str:
 
 def _amounts_of(fact: Fact) -> list[amounts.Amount]:
     """The fact's amounts; a hedged sentence widens its exact values."""
-    users_own = fact.subject.split(" ")[0] == "user"  # "I'm 52": a bare number is an age
+    # "I'm 52": a bare number the user is, is an age
+    users_own = fact.subject.split(" ")[0] == "user" and fact.relation == "be"
     found = [a for a in amounts.amounts(fact.object_text)
              if users_own or a.quantity.dimension not in _UNCOMPARED_DIMENSIONS]
     if _APPROX.search(fact.sentence.lower()):
