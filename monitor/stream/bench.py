@@ -62,6 +62,22 @@ def _cpu_used(pids: dict[str, int], before: dict[str, float | None]) -> dict[str
     return used
 
 
+def start_worker(settings: StreamSettings, tmp: Path, env: dict[str, str],
+                 wait_s: float) -> subprocess.Popen[bytes]:
+    """A worker subprocess on a free web port, once its /healthz shows partitions."""
+    web = free_port()
+    worker = _spawn([sys.executable, "-m", "monitor.cli", "worker", "--broker",
+                     settings.broker, "--web-port", str(web), "--data-dir",
+                     str(tmp / "data")], tmp / "worker.log", env)
+    deadline = time.monotonic() + wait_s
+    while not _healthy(web):
+        if time.monotonic() > deadline or worker.poll() is not None:
+            stop_process(worker)
+            raise RuntimeError(f"worker did not start: {(tmp / 'worker.log').read_text()}")
+        time.sleep(0.5)
+    return worker
+
+
 def _healthy(port: int) -> bool:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
@@ -158,16 +174,8 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
                              "messages_per_s": round(len(out) / ceiling_s, 1)}
 
         # --- monitor, max rate ---------------------------------------------------------
-        web = free_port()
-        worker = _spawn([sys.executable, "-m", "monitor.cli", "worker", "--broker",
-                         settings.broker, "--web-port", str(web), "--data-dir",
-                         str(tmp / "data")], tmp / "worker.log", env)
+        worker = start_worker(settings, tmp, env, 180)
         procs.append(worker)
-        deadline = time.monotonic() + 180
-        while not _healthy(web):
-            if time.monotonic() > deadline or worker.poll() is not None:
-                raise RuntimeError(f"worker did not start: {(tmp / 'worker.log').read_text()}")
-            time.sleep(0.5)
         pids = {"worker": worker.pid, "broker": broker.pid}
         cpu_before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
         clients_before = time.process_time()

@@ -15,7 +15,6 @@ import os
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +24,7 @@ from monitor.bench.engine import generate_workload
 from monitor.bench.heavy import heavy_turn, run_heavy_engine
 from monitor.contracts import TurnEvent
 from monitor.stream.admin import ensure_topics
-from monitor.stream.bench import _healthy, _spawn, _turn_key
+from monitor.stream.bench import _turn_key, start_worker
 from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import consume, replay
 from monitor.stream.settings import StreamSettings
@@ -69,16 +68,8 @@ def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any
     procs: list[subprocess.Popen[bytes]] = []
     try:
         ensure_topics(settings)
-        web = free_port()
-        worker = _spawn([sys.executable, "-m", "monitor.cli", "worker", "--broker",
-                         settings.broker, "--web-port", str(web), "--data-dir",
-                         str(tmp / "data")], tmp / "worker.log", env)
+        worker = start_worker(settings, tmp, env, 240)
         procs.append(worker)
-        deadline = time.monotonic() + 240
-        while not _healthy(web):
-            if time.monotonic() > deadline or worker.poll() is not None:
-                raise RuntimeError(f"worker did not start: {(tmp / 'worker.log').read_text()}")
-            time.sleep(0.5)
         turns = int(rate * seconds)
         others = generate_workload(max(4, turns // 20), 20, seed=31)[:turns]
         question, answer = heavy_turn()
