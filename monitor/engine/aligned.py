@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from monitor.engine import amounts, cues, quantities
+from monitor.engine import amounts, cues
 from monitor.engine.amounts import Amount
 
 MAX_AMOUNTS = 3
@@ -35,10 +36,13 @@ class Statement:
     context: str
 
 
-def measured(sentence: str) -> list[Amount]:
-    """The comparable amounts of a sentence; none for a list of values or a calculation."""
+@lru_cache(maxsize=4096)
+def measured(sentence: str) -> tuple[Amount, ...]:
+    """The comparable amounts of a sentence; none for a list of values or a calculation.
+
+    Cached: the same remembered sentences are measured again at every later turn."""
     found = [a for a in amounts.amounts(sentence) if a.quantity.dimension not in _UNCOMPARED]
-    return found if len(found) <= MAX_AMOUNTS and not derived(sentence) else []
+    return tuple(found) if len(found) <= MAX_AMOUNTS and not derived(sentence) else ()
 
 
 def _names(sentence: str) -> set[str]:
@@ -63,6 +67,7 @@ def numbered_names_differ(a: str, b: str) -> bool:
     return any(n.split()[0] in heads_a and n not in na for n in nb)
 
 
+@lru_cache(maxsize=4096)
 def crowded(sentence: str) -> bool:
     """More values than one claim holds: a list or a table row in prose."""
     return len(amounts.amounts(sentence)) > MAX_AMOUNTS
@@ -154,7 +159,7 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
     thresholds for one limit, so they are compared as values.
     """
     new_amounts, old_amounts = measured(new), measured(old)
-    stated = {q.value for q in quantities.parse_quantities(new)}
+    stated = {a.quantity.value for a in amounts.amounts(new)}
     for a in new_amounts:
         if any(amounts.comparable(a, b) and not amounts.incompatible(*amounts.as_thresholds(
                 a, b)) for b in old_amounts):

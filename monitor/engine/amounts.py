@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from monitor.engine import quantities
 from monitor.engine.quantities import Quantity
@@ -61,6 +62,11 @@ def _widen(value: float, tolerance: float) -> tuple[float, float]:
 
 def amounts(text: str) -> list[Amount]:
     """Every amount in a text, ranges first (their ends are not separate claims)."""
+    return list(_amounts(text))
+
+
+@lru_cache(maxsize=8192)
+def _amounts(text: str) -> tuple[Amount, ...]:
     found: list[Amount] = []
     taken: list[tuple[int, int]] = []
     for match in _RANGE.finditer(text):
@@ -99,7 +105,7 @@ def amounts(text: str) -> list[Amount]:
             found.append(Amount(*_widen(q.value, APPROX_TOLERANCE), q, "approx"))
         else:
             found.append(Amount(*_widen(q.value, EXACT_TOLERANCE), q, "point"))
-    return found
+    return tuple(found)
 
 
 def comparable(a: Amount, b: Amount) -> bool:

@@ -15,6 +15,8 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
@@ -109,8 +111,6 @@ def _stem(word: str) -> str:
 
 def ordered_content_words(text: str) -> list[str]:
     """Lowercased content words in order, with a crude plural fold ("flips" -> "flip")."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
     words = []
     for word in _WORD.findall(text.lower()):
         if word in STOP_WORDS or len(word) < 3:
@@ -119,8 +119,9 @@ def ordered_content_words(text: str) -> list[str]:
     return words
 
 
-def content_words(text: str) -> set[str]:
-    return set(ordered_content_words(text))
+@lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
+    return frozenset(ordered_content_words(text))
 
 
 _SCOPE_TOKEN = re.compile(

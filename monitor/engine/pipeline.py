@@ -550,10 +550,13 @@ class Engine:
         something new about what they mention (the situation may have changed).
         """
         found: dict[tuple[str, str], tuple[int, contradiction.Finding, float]] = {}
+        by_head: dict[str, list[str]] = {}
+        for label in state.graph.labels():
+            by_head.setdefault(head_word(label), []).append(label)
         for i, fact in enumerate(facts):
             if fact.speaker != "assistant" or fact.modality != "asserted":
                 continue
-            for old in self._candidates(state, fact, turn):
+            for old in self._candidates(state, fact, turn, by_head):
                 finding = contradiction.compare(fact, old)
                 if finding is None:
                     continue
@@ -643,13 +646,12 @@ class Engine:
                     f"{clash[0].surface} vs {clash[1].surface}"), alignment))
         return found
 
-    def _candidates(self, state: ConversationState, fact: Fact, turn: int) -> list[Fact]:
+    def _candidates(self, state: ConversationState, fact: Fact, turn: int,
+                    by_head: dict[str, list[str]]) -> list[Fact]:
         """Earlier facts about the same thing: the same node, or a node of the same head."""
         graph = state.graph
-        head = head_word(fact.subject)
-        nodes = [fact.subject] + [n for n in graph.labels()
-                                  if n != fact.subject and head_word(n) == head
-                                  and may_merge(fact.subject, n)]
+        nodes = [fact.subject] + [n for n in by_head.get(head_word(fact.subject), [])
+                                  if n != fact.subject and may_merge(fact.subject, n)]
         return [old for node in nodes for _, old in graph.facts_about(node)
                 if old.turn < turn]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import zlib
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,10 +106,10 @@ class ConversationState:
             self.user_topics = [*self.user_topics, (turn, sorted(set(heads)))][
                 -MAX_USER_TOPICS:]
 
-    def changed_between(self, after: int, before: int, heads: set[str],
+    def changed_between(self, after: int, before: int, heads: AbstractSet[str],
                         min_shared: int = 2) -> bool:
         """Did a user turn strictly between the two turns speak afresh about these things?"""
-        return any(after < turn < before and len(heads.intersection(words)) >= min_shared
+        return any(after < turn < before and len(heads & set(words)) >= min_shared
                    for turn, words in self.user_topics)
 
     def certify(self, key: str) -> bool:
