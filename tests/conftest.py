@@ -9,10 +9,12 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -146,3 +148,11 @@ def workers(tmp_path: Path) -> Iterator[list[WorkerProcess]]:
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+def serve_local(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPServer, str]:
+    """A threaded HTTP server for `handler` on a free loopback port, and its base URL.
+    The caller stops it with `shutdown()` and `server_close()`."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"

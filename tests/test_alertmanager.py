@@ -36,7 +36,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -55,7 +55,7 @@ from monitor.stream.paging import (
     PostableAlert,
     conversation_label,
 )
-from tests.conftest import WorkerProcess
+from tests.conftest import WorkerProcess, serve_local
 from tests.test_e2e_observability import _conversation
 from tests.test_paging import _cert, _outcome
 from tests.test_stream import replay, wait_for_scores
@@ -200,9 +200,7 @@ class _SlowServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server, self.url = serve_local(Handler)
 
     def close(self) -> None:
         self.server.shutdown()
@@ -248,10 +246,7 @@ class Webhook:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server, self.url = serve_local(Handler)
 
     def alerts(self, path: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """(notification, alert) for every alert in every notification sent to `path`."""

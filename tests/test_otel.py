@@ -14,12 +14,11 @@ import gzip
 import json
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
 
 from monitor.contracts import TurnEvent, TurnScore, dump_record
 from monitor.stream.broker import free_port, stop_process, wait_for_port
-from tests.conftest import WorkerProcess
+from tests.conftest import WorkerProcess, serve_local
 from tests.test_stream import canonical, consume, wait_for_scores
 
 pytestmark = pytest.mark.broker
@@ -67,9 +66,7 @@ class OtlpLogSink:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server, self.url = serve_local(Handler)
 
     def close(self) -> None:
         self.server.shutdown()
