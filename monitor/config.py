@@ -107,6 +107,34 @@ class EngineConfig(BaseModel):
     """A certificate pages only when its two sentences are this well aligned; the rest,
     structurally weaker, are `warn`."""
 
+    # --- contradictions by meaning (engine.meaning, engine.verifier) ---
+    verifier_window: int = Field(default=48, ge=1)
+    """Earlier asserted sentences (the assistant's, and the user's about themselves) kept
+    as candidates: the per-turn cost depends on this, not on the conversation's length."""
+    verifier_top_k: int = Field(default=2, ge=1)
+    """Candidates per new sentence: its most similar earlier assertions."""
+    verifier_similarity: float = 0.50
+    """Cosine below which two sentences are not about the same thing."""
+    verifier_max_pairs: int = Field(default=12, ge=1)
+    """Pairs judged per turn at most (each costs two verifier calls, one per order); the
+    most similar are kept."""
+    verifier_entailment: float = 0.5
+    """P(entailment) either way at or above this (and above P(contradiction)) makes a pair
+    agreement: a restatement, never a certificate."""
+    verifier_rule_floor: float = 0.25
+    """A rule's finding stands only when the verifier's P(contradiction) reaches this."""
+    verifier_certificate: float = 0.60
+    """A finding of the verifier alone (detector `nli`) needs this P(contradiction)."""
+    verifier_page: float = 0.90
+    """Combined confidence from which a certificate pages (calibrated on the verifier's
+    dev split for contradiction precision >= 0.9; see the model card)."""
+
+    max_constraints: int = Field(default=16, ge=1)
+    """What the user ruled out is remembered this many at a time (newest kept)."""
+    constraint_confidence: float = 0.90
+    """Confidence of a `constraint` certificate (an answer offering what the user ruled
+    out); rules alone judge it, so it pages at `page_confidence` like the other rules."""
+
     # --- session trend (reference 5, deliberately changed) ---
     trend_decay: float = 0.1
     """Recency weight of turn i is exp(trend_decay * i), used once: the reference squares it

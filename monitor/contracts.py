@@ -39,7 +39,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 Role = Literal["user", "assistant", "system"]
 Regime = Literal["short", "qa", "general"]
 Trend = Literal["IMPROVING", "STABLE", "DEGRADING"]
-Detector = Literal["negation", "antonym", "numeric", "exclusive", "user_fact", "self_correction"]
+Detector = Literal[
+    "negation", "antonym", "numeric", "exclusive", "user_fact", "self_correction", "nli",
+    "constraint",
+]
 Modality = Literal["asserted", "hypothetical", "reported", "question"]
 Severity = Literal["page", "warn"]
 
@@ -166,6 +169,17 @@ class Claim(_Strict):
     (the value, the opposite word, the negation)."""
 
 
+class VerifierJudgement(_Strict):
+    """What the trained contradiction verifier said of a certificate's two sentences."""
+
+    model: str
+    """The verifier's model id (it carries the first 12 hex digits of the file's sha256)."""
+    contradiction: Annotated[float, Field(ge=0.0, le=1.0)]
+    """P(contradiction), the mean of both orders."""
+    entailment: Annotated[float, Field(ge=0.0, le=1.0)]
+    """P(entailment), the larger of the two orders."""
+
+
 class ContradictionCertificate(_Strict):
     """Auditable proof that a turn contradicts an earlier turn."""
 
@@ -182,6 +196,9 @@ class ContradictionCertificate(_Strict):
     explanation: str
     same_subject: str = ""
     """Why the two claims are about the same thing (same node, aligned sentences...)."""
+    verifier: VerifierJudgement | None = None
+    """The verifier's judgement of the pair; None only for a constraint judged by rules
+    alone, or an engine built without a verifier."""
     engine_version: str
 
 

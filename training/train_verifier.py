@@ -318,7 +318,8 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
         if step % 50 == 0:
             rate = seen / (time.time() - started)
             eta = (total_steps - step) / rate / 60
-            log(f"step {step}/{total_steps} loss {running:.4f} {rate:.2f} steps/s eta {eta:.0f} min")
+            log(f"step {step}/{total_steps} loss {running:.4f} {rate:.2f} steps/s "
+                f"eta {eta:.0f} min")
         if step % settings.checkpoint_every == 0 or step == total_steps:
             _save(ckpt_dir, step, model, optimiser, scheduler, settings)
     final = ckpt_dir / "final.pt"
@@ -380,6 +381,7 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
             sys.exit(f"no checkpoint in {ckpt_dir}")
         source = found
     state = torch.load(source, weights_only=False)
+    settings = Settings(**state["settings"])  # the checkpoint's own, whatever the flags say
     model = build_model(model_dir, settings)
     model.load_state_dict(state["model"])
     model.eval()

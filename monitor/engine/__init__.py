@@ -13,8 +13,11 @@ __all__ = [
 
 
 def build_engine(config: EngineConfig | None = None) -> Engine:
-    """The default engine: packaged MiniLM embeddings and the spaCy rule extractor."""
+    """The default engine: packaged MiniLM embeddings, the spaCy rule extractor and the
+    shipped contradiction verifier."""
     from monitor.engine.embedder import default_embedder
     from monitor.engine.extract import default_extractor
+    from monitor.engine.verifier import default_verifier
 
-    return Engine(config or EngineConfig(), default_embedder(), default_extractor())
+    return Engine(config or EngineConfig(), default_embedder(), default_extractor(),
+                  default_verifier())

@@ -24,6 +24,7 @@ from monitor.contracts import Detector
 from monitor.engine import amounts, lexicon, quantities
 from monitor.engine.extract import Triple
 from monitor.engine.graph import Fact
+from monitor.engine.verifier import PairVerdict
 
 _APPROX = re.compile(r"\b(about|around|roughly|approximately|approx|nearly|almost|some|~)\b")
 _UNCOMPARED_DIMENSIONS = frozenset({"number"})
@@ -44,6 +45,8 @@ class Finding:
     claim: Fact
     prior: Fact
     detail: str
+    verdict: PairVerdict | None = None
+    """The verifier's judgement of the two sentences, once the verdict stage has run."""
 
 
 def index_subject(triple: Triple) -> Triple:
@@ -246,6 +249,8 @@ def explain(finding: Finding) -> str:
         "exclusive": "gives a different value than",
         "user_fact": "contradicts what the user said about themselves:",
         "self_correction": "corrects itself against",
+        "nli": "is incompatible with",
+        "constraint": "breaks what the user asked for at",
     }[finding.detector]
     extra = f" ({finding.detail})" if finding.detail else ""
     return (

@@ -28,6 +28,7 @@ from monitor.contracts import (
     TrendAlert,
     TurnEvent,
     TurnScore,
+    VerifierJudgement,
     content_id,
 )
 from monitor.engine import (
@@ -40,6 +41,7 @@ from monitor.engine import (
     order,
     quantities,
 )
+from monitor.engine.constraints import broken_by, constraints_in
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
@@ -55,6 +57,8 @@ from monitor.engine.signals import (
     word_count,
 )
 from monitor.engine.state import ConversationState
+from monitor.engine.verdict import VerdictStage, sentence_fact
+from monitor.engine.verifier import Verifier
 from monitor.quality import conflict as quality_conflict
 from monitor.quality import mfss as quality_mfss
 
@@ -100,11 +104,16 @@ def _r(value: float) -> float:
 class Engine:
     """Holds the models and constants; all conversation memory lives in the states."""
 
-    def __init__(self, config: EngineConfig, embedder: Embedder, extractor: Extractor) -> None:
+    def __init__(self, config: EngineConfig, embedder: Embedder, extractor: Extractor,
+                 verifier: Verifier | None = None) -> None:
         self.config = config
         self.embedder = embedder
         self.extractor = extractor
-        self.version = f"{__version__}+{config.fingerprint()}"
+        self.verifier = verifier
+        self.verdict = (VerdictStage(config, verifier, embedder.embed)
+                        if verifier is not None else None)
+        models = content_id(embedder.name, verifier.model_id if verifier else "rules-only")[:8]
+        self.version = f"{__version__}+{config.fingerprint()}.{models}"
 
     # --- public -----------------------------------------------------------------------
     def new_state(self, conversation_id: str) -> ConversationState:
@@ -228,6 +237,12 @@ class Engine:
                 self._follow_user(state, event.text)
             self._insert(state, facts, event.turn_index, quarantine=set())
             self._remember_statements(state, event, extraction)
+            if event.role == "user":
+                state.add_constraints(
+                    [c for s in extraction.sentences for c in constraints_in(s, event.turn_index)],
+                    self.config.max_constraints)
+                if self.verdict is not None:
+                    self.verdict.remember(state, event.turn_index, "user", extraction.asserted)
             outcome = TurnOutcome(event=event)
         outcome.gap = gap
         state.graph.compact(self.config.max_nodes, self.config.max_fact_edges,
@@ -409,13 +424,19 @@ class Engine:
         pairs = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
         findings += [f for f in self._amount_findings(state, event, extraction, facts)
                      if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
+        asserted = [] if cues.is_creative_request(prompt) else extraction.asserted
+        if self.verdict is not None:
+            findings = self.verdict.judge(state, turn, asserted, findings)
+        findings += self._constraint_findings(state, turn, asserted)
         findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
                                        [f.confidence for _, f, _ in findings])
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         findings = [f for f in capped if state.certify(_conflict_key(f[1]))]
         self._remember_statements(state, event, extraction, facts)
-        certified = {i for i, _, _ in findings}
+        if self.verdict is not None:
+            self.verdict.remember(state, turn, "assistant", asserted)
+        certified = {i for i, _, _ in findings if i >= 0}
         certificates = [self._certificate(event, f, a) for _, f, a in findings]
 
         # graph anchoring of this turn's new nodes
@@ -646,6 +667,25 @@ class Engine:
                     f"{clash[0].surface} vs {clash[1].surface}"), alignment))
         return found
 
+    def _constraint_findings(
+        self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]]
+    ) -> list[tuple[int, contradiction.Finding, float]]:
+        """Answer sentences that offer what the user ruled out (engine.constraints)."""
+        found: dict[tuple[str, str], tuple[int, contradiction.Finding, float]] = {}
+        for sentence, context in asserted:
+            sentence = sentence[:240]
+            for rule in state.constraints:
+                word = broken_by(sentence, rule) if rule.turn < turn else None
+                if word is None or (sentence, rule.sentence) in found or state.changed_between(
+                        rule.turn, turn, frozenset(rule.label.split()), min_shared=1):
+                    continue
+                claim = sentence_fact(sentence, context, "assistant", turn, word.lower())
+                prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
+                found[(sentence, rule.sentence)] = (-1, contradiction.Finding(
+                    "constraint", self.config.constraint_confidence, claim, prior,
+                    f"{word} is ruled out by 'no {rule.label}'"), 1.0)
+        return list(found.values())
+
     def _candidates(self, state: ConversationState, fact: Fact, turn: int,
                     by_head: dict[str, list[str]]) -> list[Fact]:
         """Earlier facts about the same thing: the same node, or a node of the same head."""
@@ -695,9 +735,14 @@ class Engine:
         claim = _claim(finding.claim, _conflict_words(finding.claim, finding.detector))
         prior = _claim(finding.prior, _conflict_words(finding.prior, finding.detector))
         confidence = _r(finding.confidence)
-        page = (confidence >= self.config.page_confidence
-                and alignment >= self.config.page_alignment
-                and finding.detector in _PAGING_DETECTORS)
+        verdict = finding.verdict
+        if verdict is not None:  # judged by meaning: the calibrated threshold decides
+            page = (confidence >= self.config.verifier_page
+                    and finding.detector in _PAGING_DETECTORS)
+        else:
+            page = (confidence >= self.config.page_confidence
+                    and alignment >= self.config.page_alignment
+                    and finding.detector in _PAGING_DETECTORS)
         return ContradictionCertificate(
             id=content_id("certificate", event.conversation_id, event.turn_index,
                           prior.turn_index, finding.detector, claim.sentence, prior.sentence),
@@ -711,6 +756,10 @@ class Engine:
             severity="page" if page else "warn",
             explanation=contradiction.explain(finding),
             same_subject=_why_same(finding, alignment),
+            verifier=VerifierJudgement(
+                model=self.verifier.model_id, contradiction=_r(verdict.contradiction),
+                entailment=_r(verdict.entailment),
+            ) if verdict is not None and self.verifier is not None else None,
             engine_version=self.version,
         )
 
@@ -721,7 +770,8 @@ class Engine:
             state.graph.g.nodes[label]["quarantined"] = True
 
 
-_PAGING_DETECTORS = frozenset({"negation", "numeric", "exclusive", "user_fact", "antonym"})
+_PAGING_DETECTORS = frozenset(
+    {"negation", "numeric", "exclusive", "user_fact", "antonym", "nli", "constraint"})
 _PERSONS = frozenset({"user", "assistant"})
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -781,6 +831,9 @@ def _statement_fact(sentence: str, context: str, speaker: str, turn: int,
 def _conflict_key(finding: contradiction.Finding) -> str:
     """The same conflict restated on either side has the same key."""
     new, old = finding.claim, finding.prior
+    if new.relation == "states":  # a whole-sentence claim (verdict stage): the sentences
+        return content_id(finding.detector, sorted({_normal(new.sentence),
+                                                    _normal(old.sentence)}))[:16]
     values = sorted({_normal(new.object_text or new.object or new.predicate),
                      _normal(old.object_text or old.object or old.predicate)})
     return content_id(head_word(new.subject), contradiction.relation_key(new.relation),
@@ -803,6 +856,10 @@ def duplicates_of(
 def _why_same(finding: contradiction.Finding, alignment: float) -> str:
     new, old = finding.claim, finding.prior
     how = f"sentences {alignment:.2f} similar"
+    if finding.detector == "constraint":
+        return f"the answer names {new.subject!r}, which the user ruled out ({old.subject!r})"
+    if new.relation == "states":
+        return f"nearest earlier assertion, sharing {new.subject!r} ({how})"
     if new.relation == "amount":
         return f"aligned sentences sharing {new.subject!r} ({how})"
     if new.subject == old.subject:

@@ -19,8 +19,10 @@ import numpy as np
 import numpy.typing as npt
 
 from monitor.contracts import Trend
+from monitor.engine.constraints import Constraint
 from monitor.engine.drift import TopicState
 from monitor.engine.graph import ConversationGraph
+from monitor.engine.meaning import Assertion
 from monitor.engine.trend import TrendStats
 
 STATE_VERSION = 2
@@ -97,6 +99,21 @@ class ConversationState:
     statements: list[tuple[int, str, str, str]] = field(default_factory=list)
     """(turn, speaker, sentence, heading) of recent asserted sentences with amounts."""
 
+    assertions: list[Assertion] = field(default_factory=list)
+    """The verdict stage's window: recent asserted sentences of the assistant and what the
+    user said about themselves, oldest first (engine.verdict)."""
+
+    constraints: list[Constraint] = field(default_factory=list)
+    """What the user ruled out (allergies, diets, "no flights"), oldest first."""
+
+    def add_constraints(self, rows: list[Constraint], limit: int) -> None:
+        if rows:
+            self.constraints = [*self.constraints, *rows][-limit:]
+
+    def add_assertions(self, rows: list[Assertion], limit: int) -> None:
+        if rows:
+            self.assertions = [*self.assertions, *rows][-limit:]
+
     def add_statements(self, rows: list[tuple[int, str, str, str]]) -> None:
         if rows:
             self.statements = [*self.statements, *rows][-MAX_STATEMENTS:]
@@ -164,6 +181,9 @@ class ConversationState:
             "user_topics": [[t, w] for t, w in self.user_topics],
             "certified": self.certified,
             "statements": [list(row) for row in self.statements],
+            "assertions": [[a.turn, a.speaker, a.sentence, a.context] for a in self.assertions],
+            "constraints": [[c.turn, c.sentence, c.label, list(c.breaks)]
+                            for c in self.constraints],
             "digests": sorted([i, d] for i, d in self.digests.items()),
         }
 
@@ -194,6 +214,10 @@ class ConversationState:
             user_topics=[(int(t), list(w)) for t, w in data["user_topics"]],
             certified=list(data["certified"]),
             statements=[(int(t), sp, se, c) for t, sp, se, c in data["statements"]],
+            assertions=[Assertion(int(t), sp, se, c)
+                        for t, sp, se, c in data.get("assertions", [])],
+            constraints=[Constraint(int(t), se, label, tuple(words))
+                         for t, se, label, words in data.get("constraints", [])],
             digests={int(i): str(d) for i, d in data.get("digests", [])},
         )
 

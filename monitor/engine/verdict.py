@@ -1,0 +1,144 @@
+"""The verdict stage: the verifier judges the rules' findings and its own candidates.
+
+Called by the pipeline once per assistant turn, after the structured detectors and before
+the turn's assertions join the window (`remember`). See `engine.meaning` for the method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from monitor.config import EngineConfig
+from monitor.engine import aligned, cues, meaning
+from monitor.engine.contradiction import Finding
+from monitor.engine.graph import Fact
+from monitor.engine.meaning import Assertion
+from monitor.engine.state import ConversationState
+from monitor.engine.verifier import PairVerdict, Verifier, verdicts
+
+Scored = tuple[int, Finding, float]
+"""(index of the new claim or -1, finding, alignment of the two sentences)."""
+Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
+
+_MAX_SENTENCE = 240
+
+
+@dataclass(frozen=True)
+class VerdictStage:
+    config: EngineConfig
+    verifier: Verifier
+    embed: Vectors
+
+    def judge(
+        self,
+        state: ConversationState,
+        turn: int,
+        asserted: Sequence[tuple[str, str]],
+        rule_findings: Sequence[Scored],
+    ) -> list[Scored]:
+        """Rule findings the verifier does not overrule, plus its own `nli` findings."""
+        cfg = self.config
+        sentences = [s[:_MAX_SENTENCE] for s, _ in asserted]
+        candidates = self._candidates(state, turn, sentences, [c for _, c in asserted])
+        rule_pairs = [(f.claim.sentence, f.prior.sentence, f.prior.speaker)
+                      for _, f, _ in rule_findings]
+        pairs = list(dict.fromkeys(
+            [(a, b, speaker) for a, b, speaker in rule_pairs]
+            + [(sentences[c.index], c.prior.sentence, c.prior.speaker) for c in candidates]
+        ))
+        judged = dict(zip(pairs, verdicts(self.verifier, [
+            (a, meaning.in_assistant_voice(b) if speaker == "user" else b)
+            for a, b, speaker in pairs]), strict=True))
+        out: list[Scored] = []
+        for i, finding, alignment in rule_findings:
+            verdict = judged[(finding.claim.sentence, finding.prior.sentence,
+                              finding.prior.speaker)]
+            if meaning.agrees(verdict, cfg.verifier_entailment) or (
+                    verdict.contradiction < cfg.verifier_rule_floor):
+                continue  # the rule saw a conflict the meaning does not hold
+            confidence = meaning.combined_confidence(verdict, finding.confidence)
+            out.append((i, replace(finding, confidence=confidence, verdict=verdict), alignment))
+        covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in out} | {
+            (a, b) for a, b, _ in rule_pairs}
+        for c in candidates:
+            sentence = sentences[c.index]
+            verdict = judged[(sentence, c.prior.sentence, c.prior.speaker)]
+            if (sentence, c.prior.sentence) in covered or meaning.agrees(
+                    verdict, cfg.verifier_entailment):
+                continue
+            if verdict.contradiction < cfg.verifier_certificate:
+                continue
+            covered.add((sentence, c.prior.sentence))
+            out.append((-1, _nli_finding(sentence, asserted[c.index][1], turn, c, verdict),
+                        c.similarity))
+        return out
+
+    def _candidates(
+        self, state: ConversationState, turn: int, sentences: list[str], contexts: list[str]
+    ) -> list[meaning.Candidate]:
+        window = [a for a in state.assertions if a.turn < turn]
+        if not window or not sentences:
+            return []
+        new_vecs = self.embed(sentences)
+        window_vecs = self.embed([a.sentence for a in window])
+
+        def allowed(i: int, prior: Assertion) -> bool:
+            return comparable(state, turn, sentences[i], contexts[i], prior)
+
+        found = meaning.nearest(new_vecs, window, window_vecs, self.config.verifier_top_k,
+                                self.config.verifier_similarity, allowed)
+        found.sort(key=lambda c: (-c.similarity, c.index, c.prior.turn))
+        return found[: self.config.verifier_max_pairs]
+
+    def remember(
+        self, state: ConversationState, turn: int, speaker: str,
+        asserted: Sequence[tuple[str, str]],
+    ) -> None:
+        """The turn's assertions join the window (a user's only about themselves)."""
+        rows = [Assertion(turn, speaker, s[:_MAX_SENTENCE], c) for s, c in asserted
+                if speaker != "user" or cues.speaks_of_self(s)]
+        state.add_assertions(rows, self.config.verifier_window)
+
+
+def comparable(
+    state: ConversationState, turn: int, sentence: str, context: str, prior: Assertion
+) -> bool:
+    """The structure's vetoes: pairs that are not about the same thing, whatever they say."""
+    a, b = _normal(sentence), _normal(prior.sentence)
+    if not a or not b or a == b or a in b or b in a:
+        return False  # one statement and its own copy, or a piece of it
+    if cues.different_scopes(context, prior.context):
+        return False  # "Day 1" and "Day 2" items
+    if aligned.numbered_names_differ(sentence, prior.sentence):
+        return False  # "Class 4-2" / "Class 4-1"
+    shared = cues.content_words(sentence) & cues.content_words(prior.sentence)
+    return not state.changed_between(prior.turn, turn, shared)
+
+
+def _normal(sentence: str) -> str:
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in sentence.lower()).split())
+
+
+def _nli_finding(
+    sentence: str, context: str, turn: int, candidate: meaning.Candidate, verdict: PairVerdict
+) -> Finding:
+    prior = candidate.prior
+    shared = sorted(cues.content_words(sentence) & cues.content_words(prior.sentence))
+    subject = " ".join(shared[:4])
+    claim = sentence_fact(sentence, context, "assistant", turn, subject)
+    old = sentence_fact(prior.sentence, prior.context, prior.speaker, prior.turn, subject)
+    detail = f"verifier P(contradiction) {verdict.contradiction:.2f}"
+    return Finding("nli", verdict.contradiction, claim, old, detail, verdict)
+
+
+def sentence_fact(sentence: str, context: str, speaker: str, turn: int, subject: str) -> Fact:
+    """A whole sentence as a claim, in the shape certificates quote."""
+    return Fact(
+        subject=subject, relation="states", object="", object_text="", negated=False,
+        modality="asserted", speaker=speaker, turn=turn, sentence=sentence,
+        predicate="states", prep="", time_scope=None, importance=1.0, context=context,
+    )

@@ -1,0 +1,178 @@
+"""The contradiction verifier: a MiniLM cross-encoder trained here, shipped as int8 ONNX.
+
+`training/train_verifier.py` fine-tunes the packaged all-MiniLM-L6-v2 on licensed NLI pairs
+and writes `monitor/data/verifier/` (the model, its tokenizer and its card). Here it only
+runs: onnxruntime and the `tokenizers` library, no torch, no transformers, no download.
+
+Why one pair per call: the int8 model quantises its activations with one scale per
+tensor, so a pair's probabilities would depend on its batch-mates (and on padding). Run
+alone at its own length, a pair gets the same probabilities in any batch; throughput comes
+from running calls on a small thread pool instead, and from a bounded cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from threading import Lock
+from typing import Any, Protocol
+
+import numpy as np
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "verifier"
+MODEL_FILE = "verifier.int8.onnx"
+_MAX_LENGTH = 128
+_FEEDS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verifier's probabilities for premise -> hypothesis (one order)."""
+
+    entailment: float
+    neutral: float
+    contradiction: float
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    """Both orders of one pair: what a certificate quotes."""
+
+    forward: Judgement
+    backward: Judgement
+
+    @property
+    def contradiction(self) -> float:
+        """Mean of the two orders: a contradiction holds both ways, an entailment need not."""
+        return (self.forward.contradiction + self.backward.contradiction) / 2
+
+    @property
+    def entailment(self) -> float:
+        """The larger order: "X" entails "X, and Y" one way only, and is still agreement."""
+        return max(self.forward.entailment, self.backward.entailment)
+
+
+class Verifier(Protocol):
+    """What the engine and the quality scorers need of a verifier."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:
+        """One judgement per (premise, hypothesis), each independent of the others."""
+        ...
+
+
+def verdicts(verifier: Verifier, pairs: Sequence[tuple[str, str]]) -> list[PairVerdict]:
+    """Both orders of each pair, judged in one call so the pool sees all the work."""
+    flat = [p for a, b in pairs for p in ((a, b), (b, a))]
+    judged = verifier.judge(flat)
+    return [PairVerdict(judged[2 * i], judged[2 * i + 1]) for i in range(len(pairs))]
+
+
+@cache
+def model_card(model_dir: Path = MODEL_DIR) -> dict[str, Any]:
+    """The shipped model's card (labels order, hash, dev figures, settings)."""
+    card: dict[str, Any] = json.loads((model_dir / "model_card.json").read_text())
+    return card
+
+
+def model_available(model_dir: Path = MODEL_DIR) -> bool:
+    return (model_dir / MODEL_FILE).is_file() and (model_dir / "model_card.json").is_file()
+
+
+class OnnxVerifier:
+    """The shipped int8 cross-encoder, one pair per onnxruntime call, cached.
+
+    The model file's sha256 is checked against its card at load time: the engine version
+    carries the hash, so a file that differs from its card must not run under its name.
+    """
+
+    def __init__(
+        self, model_dir: Path = MODEL_DIR, threads: int = 2, cache_size: int = 20_000
+    ) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        card = model_card(model_dir)
+        blob = (model_dir / MODEL_FILE).read_bytes()
+        digest = hashlib.sha256(blob).hexdigest()
+        if digest != card["sha256"]:
+            raise ValueError(
+                f"{model_dir / MODEL_FILE}: sha256 {digest[:12]} does not match its model "
+                f"card ({card['sha256'][:12]}); reinstall the package"
+            )
+        self._labels: list[str] = list(card["labels"])
+        self._id = str(card["model_id"])
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(blob, options, providers=["CPUExecutionProvider"])
+        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(_MAX_LENGTH, strategy="longest_first")
+        self._pool = ThreadPoolExecutor(threads, "verifier") if threads > 1 else None
+        self._cache: OrderedDict[tuple[str, str], Judgement] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self._id
+
+    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:
+        out: list[Judgement | None] = []
+        todo: dict[tuple[str, str], list[int]] = {}
+        with self._lock:
+            for i, pair in enumerate(pairs):
+                hit = self._cache.get(pair)
+                if hit is not None:
+                    self._cache.move_to_end(pair)
+                out.append(hit)
+                if hit is None:
+                    todo.setdefault(pair, []).append(i)
+        if todo:
+            fresh = list(todo)
+            encodings = self._tokenizer.encode_batch(fresh)
+            feeds = [_feed(e.ids, e.type_ids) for e in encodings]
+            if self._pool is not None and len(feeds) > 1:
+                judged = list(self._pool.map(self._run, feeds))
+            else:
+                judged = [self._run(f) for f in feeds]
+            with self._lock:
+                for pair, judgement in zip(fresh, judged, strict=True):
+                    for i in todo[pair]:
+                        out[i] = judgement
+                    self._cache[pair] = judgement
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return [j for j in out if j is not None]
+
+    def _run(self, feed: dict[str, np.ndarray]) -> Judgement:
+        (logits,) = self._session.run(["logits"], feed)
+        row = logits[0].astype(np.float64)
+        z = np.exp(row - row.max())
+        probs = z / z.sum()
+        named = {label: round(float(p), 6) for label, p in zip(self._labels, probs, strict=True)}
+        return Judgement(named["entailment"], named["neutral"], named["contradiction"])
+
+
+def _feed(ids: list[int], type_ids: list[int]) -> dict[str, np.ndarray]:
+    n = len(ids)
+    return {
+        "input_ids": np.asarray([ids], dtype=np.int64),
+        "attention_mask": np.ones((1, n), dtype=np.int64),
+        "token_type_ids": np.asarray([type_ids], dtype=np.int64),
+    }
+
+
+@cache
+def default_verifier() -> OnnxVerifier:
+    """One verifier per process (the model and its cache are shared by every caller)."""
+    return OnnxVerifier()
