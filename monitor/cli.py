@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import IO, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress
 from rich.table import Table
 
 from monitor.config import EngineConfig
@@ -20,14 +18,10 @@ from monitor.contracts import (
     ContradictionCertificate,
     InvalidInput,
     SessionSummary,
-    TurnEvent,
-    TurnScore,
     dump_record,
 )
-from monitor.engine import order
-from monitor.engine.state import ConversationState
-from monitor.formats import INPUT_FORMATS, LineReader
-from monitor.inputs import InputError, decode_line
+from monitor.formats import INPUT_FORMATS
+from monitor.runner.offline import ScoreRecord, err, parse_lines, score_events, write_result
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Real-time dialogue quality monitor (SKG-Eval, MFSS, ConflictScore).")
@@ -35,8 +29,6 @@ bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints and 
 app.add_typer(bench_app, name="bench")
 
 PROGRESS_MIN_LINES = 300
-BATCH = 64
-err = Console(stderr=True)
 
 
 def load_config(path: Path | None) -> EngineConfig:
@@ -56,79 +48,6 @@ def read_lines(source: str) -> list[bytes]:
             raise typer.BadParameter(f"input file not found: {source}")
         data = path.read_bytes()
     return [line.removesuffix(b"\r") for line in data.split(b"\n")]
-
-
-def _raw(line: str | bytes) -> str:
-    text = line[:1000]
-    if isinstance(text, bytes):
-        return text.decode("utf-8", errors="replace")
-    return text.encode("utf-8", errors="replace").decode("utf-8")
-
-
-def parse_lines(lines: Sequence[str | bytes], input_format: str = "turns",
-                ) -> Iterator[tuple[int, TurnEvent | InvalidInput]]:
-    """(line number, event or invalid record) for every non-blank line; never raises. An
-    OpenAI-format line (`input_format` openai or auto) gives one event per turn of its
-    conversation."""
-    reader = LineReader(input_format)
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            events = reader.read(decode_line(line) if isinstance(line, bytes) else line)
-        except InputError as exc:
-            yield number, InvalidInput(line=number, reason=str(exc), raw=_raw(line))
-            continue
-        for event in events:
-            yield number, event
-
-
-def reject_misordered(
-    chunk: list[tuple[int, TurnEvent | InvalidInput]], states: dict[str, ConversationState]
-) -> list[tuple[int, TurnEvent | InvalidInput]]:
-    """Turns that reuse an index with other text, or arrive after later turns, become
-    `invalid` records (a redelivered identical turn stays a silent duplicate)."""
-    events = [e for _, e in chunk if isinstance(e, TurnEvent)]
-    verdicts = iter(order.classify(events, states))
-    out: list[tuple[int, TurnEvent | InvalidInput]] = []
-    for number, item in chunk:
-        if isinstance(item, TurnEvent):
-            verdict, reason = next(verdicts)
-            if verdict in ("conflict", "out_of_order"):
-                item = InvalidInput(line=number, reason=reason,
-                                    raw=_raw(item.model_dump_json(exclude_none=True)))
-        out.append((number, item))
-    return out
-
-
-ScoreRecord = TurnScore | ContradictionCertificate | SessionSummary | InvalidInput
-
-
-def score_events(
-    items: list[tuple[int, TurnEvent | InvalidInput]],
-    config: EngineConfig,
-    progress: bool = False,
-) -> list[ScoreRecord]:
-    """Score parsed input in order; the same function the tests compare the worker with."""
-    from monitor.engine import build_engine
-
-    engine = build_engine(config)
-    states: dict[str, ConversationState] = {}
-    out: list[ScoreRecord] = []
-    with Progress(console=err, disable=not progress, transient=True) as bar:
-        task = bar.add_task("scoring", total=len(items))
-        for start in range(0, len(items), BATCH):
-            chunk = reject_misordered(items[start : start + BATCH], states)
-            events = [e for _, e in chunk if isinstance(e, TurnEvent)]
-            outcomes = iter(engine.process_batch(events, states))
-            for _, item in chunk:
-                if isinstance(item, InvalidInput):
-                    out.append(item)
-                else:
-                    out.extend(next(outcomes).records())
-            bar.advance(task, len(chunk))
-    out.extend(engine.summary(state) for state in states.values())
-    return out
 
 
 def _table(records: list[ScoreRecord], console: Console) -> None:
@@ -209,15 +128,6 @@ def schemas(out: Annotated[Path, typer.Option(help="directory")] = Path("schemas
                           sort_keys=True)
         (out / f"{name}.schema.json").write_text(text + "\n", encoding="utf-8")
     typer.echo(f"wrote {len(SCHEMA_MODELS)} schemas to {out}")
-
-
-def write_result(name: str, result: dict[str, Any], path: Path | None) -> None:
-    """Benchmarks print their numbers and write them as JSON (default benchmarks/results/)."""
-    target = path or Path("benchmarks/results") / f"{name}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    typer.echo(json.dumps(result, indent=2, sort_keys=True))
-    typer.echo(f"written to {target}")
 
 
 @bench_app.command("engine")

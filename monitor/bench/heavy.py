@@ -67,7 +67,7 @@ def run_heavy_engine(config: Any = None, documents: int = 10, seed: int = 12
 
     Give each run its own `seed`: the embedder caches sentence vectors process-wide, so
     the same texts again would measure cache hits, not the work."""
-    from monitor.engine import build_engine
+    from monitor.runner.build import build_engine
 
     engine = build_engine(config)
     engine.process_batch(warmup_turns(), {})

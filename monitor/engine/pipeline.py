@@ -40,11 +40,13 @@ from monitor.engine import (
     order,
     quantities,
 )
+from monitor.engine.claims import claims_from_extraction
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
 from monitor.engine.followup import operation_of, quoted_operand
 from monitor.engine.graph import Fact, head_word, may_merge
+from monitor.engine.protocols import TurnScorers
 from monitor.engine.signals import (
     clip01,
     fuse,
@@ -55,8 +57,6 @@ from monitor.engine.signals import (
     word_count,
 )
 from monitor.engine.state import ConversationState
-from monitor.quality import conflict as quality_conflict
-from monitor.quality import mfss as quality_mfss
 
 Alert = TrendAlert | ConflictAlert | ContradictionCertificate
 _OLD_VALUE_MARK = re.compile(r"(instead of|rather than|not|from|no longer)\s*$", re.I)
@@ -100,10 +100,12 @@ def _r(value: float) -> float:
 class Engine:
     """Holds the models and constants; all conversation memory lives in the states."""
 
-    def __init__(self, config: EngineConfig, embedder: Embedder, extractor: Extractor) -> None:
+    def __init__(self, config: EngineConfig, embedder: Embedder, extractor: Extractor,
+                 scorers: TurnScorers) -> None:
         self.config = config
         self.embedder = embedder
         self.extractor = extractor
+        self.scorers = scorers
         self.version = f"{__version__}+{config.fingerprint()}"
 
     # --- public -----------------------------------------------------------------------
@@ -480,10 +482,10 @@ class Engine:
         state.last_trend = trend
         state.prompt = []
 
-        mfss = quality_mfss.score_mfss(event.text, event.reference, sentences, self.embedder,
+        mfss = self.scorers.score_mfss(event.text, event.reference, sentences, self.embedder,
                                        cfg.mfss_weights, prompt=prompt)
-        conflict = quality_conflict.score_conflict(
-            quality_conflict.claims_from_extraction(extraction, state.focus), event.documents,
+        conflict = self.scorers.score_conflict(
+            claims_from_extraction(extraction, state.focus), event.documents,
             self.extractor, self.embedder, support_similarity=cfg.conflict_support_similarity,
             turn_index=turn,
         ) if event.documents else None
@@ -515,7 +517,7 @@ class Engine:
             engine_version=self.version,
         )
         alerts: list[Alert] = [c for c in certificates if c.severity == "page"]
-        conflict_alert = quality_conflict.conflict_alert(
+        conflict_alert = self.scorers.conflict_alert(
             event.conversation_id, turn, conflict, cfg.conflict_alert_cs_c, self.version
         ) if conflict is not None else None
         if conflict_alert is not None:

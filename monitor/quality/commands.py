@@ -16,7 +16,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         output: Path | None = None,
     ) -> None:
         """MFSS ROC AUC (correct vs incorrect answers) and ConflictScore label shares."""
-        from monitor.cli import write_result
         from monitor.quality.truthfulqa import run_truthfulqa_bench
+        from monitor.runner.offline import write_result
 
         write_result("truthfulqa", run_truthfulqa_bench(file, limit), output)

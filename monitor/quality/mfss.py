@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from monitor.config import MFSSWeights
 from monitor.contracts import MFSSScore
-from monitor.engine.embedder import Embedder
+from monitor.engine.protocols import Embedder
 
 OPTIMAL_SENTENCE_WORDS = 17.5
 """The paper's optimal mean sentence length (words)."""

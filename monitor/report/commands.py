@@ -58,7 +58,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         output: Path | None = None,
     ) -> None:
         """Size and opening time in headless Chromium of a report of N conversations."""
-        from monitor.cli import write_result
         from monitor.report.bench import run_report_bench
+        from monitor.runner.offline import write_result
 
         write_result("report", run_report_bench(scores, events, conversations), output)

@@ -71,8 +71,8 @@ def worker(
     """Run a streaming worker: turns in, scores/certificates/alerts/dead letters out."""
     from faust.worker import Worker
 
-    from monitor.engine import build_engine
     from monitor.engine.pipeline import Engine
+    from monitor.runner.build import build_engine
     from monitor.stream.admin import ensure_topics
     from monitor.stream.app import create_monitor
 
@@ -230,7 +230,7 @@ def bench_stream(
     output: Path | None = None,
 ) -> None:
     """End-to-end throughput and produce->score latency vs a forward-only ceiling."""
-    from monitor.cli import write_result
+    from monitor.runner.offline import write_result
     from monitor.stream.bench import run_stream_bench
 
     write_result("stream", run_stream_bench(turns, conversations), output)
@@ -242,7 +242,7 @@ def bench_heavy(
     output: Path | None = None,
 ) -> None:
     """The 238 KB turn: engine time offline, and the delay it causes other conversations."""
-    from monitor.cli import write_result
+    from monitor.runner.offline import write_result
     from monitor.stream.bench_heavy import run_heavy_bench
 
     write_result("heavy", run_heavy_bench(repeats, stream), output)
