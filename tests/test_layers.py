@@ -27,17 +27,6 @@ PREFIXES = {
     "monitor.bench": "bench",
     "monitor.cli": "cli",
 }
-TRANSITIONAL = {
-    # benchmarks and command modules that still live beside the code they drive
-    "monitor.quality.truthfulqa": "bench",
-    "monitor.report.bench": "bench",
-    "monitor.stream.bench": "bench",
-    "monitor.stream.bench_heavy": "bench",
-    "monitor.stream.ceiling": "bench",
-    "monitor.quality.commands": "cli",
-    "monitor.report.commands": "cli",
-    "monitor.stream.commands": "cli",
-}
 QUALITY_MAY_USE = {"monitor.engine.protocols", "monitor.engine.claims"}
 """All `quality` sees of the engine: its protocols and its claim helpers."""
 
@@ -53,8 +42,6 @@ MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def layer(module: str) -> str:
-    if module in TRANSITIONAL:
-        return TRANSITIONAL[module]
     for prefix, name in PREFIXES.items():
         if module == prefix or module.startswith(prefix + "."):
             return name

@@ -57,6 +57,7 @@ from monitor.engine.signals import (
     word_count,
 )
 from monitor.engine.state import ConversationState
+from monitor.engine.warmup import warmup_turns
 
 Alert = TrendAlert | ConflictAlert | ContradictionCertificate
 _OLD_VALUE_MARK = re.compile(r"(instead of|rather than|not|from|no longer)\s*$", re.I)
@@ -111,6 +112,10 @@ class Engine:
     # --- public -----------------------------------------------------------------------
     def new_state(self, conversation_id: str) -> ConversationState:
         return ConversationState(conversation_id=conversation_id)
+
+    def warm_up(self) -> None:
+        """Load every lazily loaded part now, on throw-away states (`engine.warmup`)."""
+        self.process_batch(warmup_turns(), {})
 
     def process(self, state: ConversationState, event: TurnEvent) -> TurnOutcome:
         return self.process_batch([event], {event.conversation_id: state})[0]
