@@ -122,7 +122,7 @@ def workload() -> dict[str, list[TurnEvent]]:
 @pytest.fixture(scope="module")
 def offline() -> dict[str, list[Any]]:
     """The offline scorer's records per phase (phases scored in order, states carried)."""
-    from monitor.engine import build_engine
+    from monitor.runner.build import build_engine
 
     engine = build_engine()
     states: dict[str, Any] = {}

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from monitor.contracts import ConflictAlert, ConflictScore, Document, TurnEvent, dump_record
+from monitor.engine import claims as engine_claims
 from monitor.quality import conflict
 from monitor.quality.conflict import CONTRADICT, IRRELEVANT, SUPPORT
 
@@ -48,16 +49,16 @@ def models() -> tuple[Any, Any]:
     return default_extractor(), default_embedder()
 
 
-def _claims(extractor: Any, text: str) -> list[conflict.AtomicClaim]:
+def _claims(extractor: Any, text: str) -> list[engine_claims.AtomicClaim]:
     from monitor.engine.extract import Utterance
 
-    return conflict.claims_from_extraction(
+    return engine_claims.claims_from_extraction(
         extractor.extract([Utterance(text, "assistant", 1)])[0])
 
 
 def _labels(models: tuple[Any, Any], claim: str, docs: list[str]) -> list[str]:
     extractor, embedder = models
-    evidence = conflict.evidence_from_documents(
+    evidence = engine_claims.evidence_from_documents(
         [Document(id=f"d{i}", text=t) for i, t in enumerate(docs)], extractor)
     return list(conflict.label_all(_claims(extractor, claim), evidence, embedder)[0])
 
@@ -125,7 +126,7 @@ def test_conflict_alert_threshold_and_explanation() -> None:
 
 # --- the engine -----------------------------------------------------------------------------
 def test_engine_turn_score_carries_mfss_and_conflict() -> None:
-    from monitor.engine import build_engine
+    from monitor.runner.build import build_engine
 
     engine = build_engine()
     events = [

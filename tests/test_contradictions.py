@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from monitor.contracts import ContradictionCertificate, TurnEvent
-from monitor.engine import ConversationState, build_engine
+from monitor.engine.state import ConversationState
+from monitor.runner.build import build_engine
 
 
 def run(turns: list[tuple[str, str]], cid: str = "c") -> list[ContradictionCertificate]:

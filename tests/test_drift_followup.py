@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from monitor.contracts import TurnEvent, TurnScore
-from monitor.engine import ConversationState, build_engine
 from monitor.engine.followup import operation_of, quoted_operand
+from monitor.engine.state import ConversationState
+from monitor.runner.build import build_engine
 
 DAY_OF_DEAD = (
     "The Day of the Dead, or Dia de los Muertos, is a Mexican holiday where families honour "

@@ -159,9 +159,9 @@ def test_rule_copy_changes_only_for_and_guards() -> None:
 
 def test_workload_produces_certificates_and_degrading_trends() -> None:
     """The workload does what the end-to-end test relies on (offline scorer)."""
-    from monitor.cli import parse_lines, score_events
     from monitor.config import EngineConfig
     from monitor.contracts import ContradictionCertificate, InvalidInput, TurnScore
+    from monitor.runner.offline import parse_lines, score_events
 
     lines = [ln.decode() for ln in workload_lines()]
     out = score_events(list(parse_lines(lines)), EngineConfig())

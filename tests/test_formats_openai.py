@@ -113,8 +113,8 @@ def _as_chats(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def test_openai_file_scores_byte_identically_to_the_turn_event_file() -> None:
-    from monitor.cli import parse_lines, score_events
     from monitor.config import EngineConfig
+    from monitor.runner.offline import parse_lines, score_events
 
     rows = [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip()]
     for r in rows:

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from monitor.cli import parse_lines
 from monitor.contracts import (
     MAX_METADATA_BYTES,
     MAX_TURN_INDEX,
@@ -19,6 +18,7 @@ from monitor.contracts import (
     dump_record,
 )
 from monitor.inputs import InputError, decode_message, parse_event_bytes
+from monitor.runner.offline import parse_lines
 from monitor.stream.letters import dead_letter
 
 BASE: dict[str, Any] = {"conversation_id": "c1", "turn_index": 1, "role": "user",

@@ -110,7 +110,7 @@ def test_sasl_without_a_login_is_a_clear_error() -> None:
 
 
 def test_command_flags_are_validated() -> None:
-    from monitor.stream.commands import make_settings
+    from monitor.cli.stream import make_settings
 
     settings = make_settings("127.0.0.1:9093", None, security_protocol="SASL_SSL",
                              sasl_mechanism="SCRAM-SHA-256", sasl_username="u", ssl_cafile=CA)

@@ -222,7 +222,7 @@ def test_real_embedder_is_deterministic(real_embedder) -> None:  # type: ignore[
 
 
 def test_truthfulqa_bench_on_a_tiny_file(tmp_path: Path) -> None:
-    from monitor.quality.truthfulqa import run_truthfulqa_bench
+    from monitor.bench.truthfulqa import run_truthfulqa_bench
 
     csv_text = (
         "Type,Category,Question,Best Answer,Correct Answers,Incorrect Answers,Source\n"

@@ -149,8 +149,8 @@ def send_chat_spans(endpoint: str, cid: str, rows: list[dict[str, Any]]) -> dict
 
 def test_genai_spans_in_scores_out_and_evaluation_events_parented_to_the_spans(
         broker: str, receiver: str, workers: list[WorkerProcess], tmp_path: Path) -> None:
-    from monitor.cli import score_events
     from monitor.config import EngineConfig
+    from monitor.runner.offline import score_events
 
     cid = "trip-lisbon"
     rows = [json.loads(ln) for ln in EXAMPLES.read_text().splitlines()

@@ -19,7 +19,7 @@ from monitor.contracts import (
     TurnScore,
     content_id,
 )
-from monitor.engine import TurnOutcome
+from monitor.engine.pipeline import TurnOutcome
 from monitor.stream.paging import (
     CONTRADICTION,
     DEGRADING,

@@ -28,8 +28,8 @@ pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
 
 @pytest.fixture(scope="module")
 def scored() -> list[str]:
-    from monitor.cli import parse_lines, score_events
     from monitor.config import EngineConfig
+    from monitor.runner.offline import parse_lines, score_events
 
     items = list(parse_lines(EXAMPLES.read_text(encoding="utf-8").splitlines()))
     return [dump_record(r) for r in score_events(items, EngineConfig())]

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from monitor.contracts import TurnEvent, dump_record
-from monitor.engine import ConversationState, build_engine
+from monitor.engine.state import ConversationState
+from monitor.runner.build import build_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "conversations.jsonl"
@@ -69,8 +70,8 @@ def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
 
 
 def test_score_is_byte_identical_across_runs_and_batching(tmp_path: Path) -> None:
-    from monitor.cli import parse_lines, score_events
     from monitor.config import EngineConfig
+    from monitor.runner.offline import parse_lines, score_events
 
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     assert cli("score", str(EXAMPLES), "--output", str(first)).returncode == 0
@@ -78,14 +79,7 @@ def test_score_is_byte_identical_across_runs_and_batching(tmp_path: Path) -> Non
     assert first.read_bytes() == second.read_bytes()
     # one event at a time (as a lightly loaded worker would) gives the same bytes
     items = list(parse_lines(EXAMPLES.read_text().splitlines()))
-    import monitor.cli as cli_module
-
-    old = cli_module.BATCH
-    cli_module.BATCH = 1
-    try:
-        single = [dump_record(r) for r in score_events(items, EngineConfig())]
-    finally:
-        cli_module.BATCH = old
+    single = [dump_record(r) for r in score_events(items, EngineConfig(), batch=1)]
     assert "\n".join(single) + "\n" == first.read_text()
 
 

@@ -32,7 +32,7 @@ EXAMPLES = ROOT / "examples" / "conversations.jsonl"
 
 @pytest.fixture(scope="module")
 def engine() -> Any:
-    from monitor.engine import build_engine
+    from monitor.runner.build import build_engine
 
     return build_engine()
 
@@ -103,8 +103,8 @@ def wait_states(worker: WorkerProcess, expected: dict[str, Any], timeout: float)
 
 def test_worker_output_equals_offline_score(broker: str, workers: list[WorkerProcess],
                                             tmp_path: Path, engine: Any) -> None:
-    from monitor.cli import parse_lines, score_events
     from monitor.config import EngineConfig
+    from monitor.runner.offline import parse_lines, score_events
 
     lines = [ln for ln in EXAMPLES.read_bytes().splitlines() if ln.strip()]
     lines += _lines(generate_workload(8, 12, seed=3))

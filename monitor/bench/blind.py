@@ -70,7 +70,7 @@ def evaluate(certificates: list[ContradictionCertificate],
 
 def run_blind_bench(turns: Path, labels: Path, split: str = "test",
                     config: EngineConfig | None = None) -> dict[str, Any]:
-    from monitor.cli import score_events
+    from monitor.runner.offline import score_events
 
     chosen = [lab for lab in load(labels) if split == "all" or lab["split"] == split]
     ids = {lab["conversation_id"] for lab in chosen}

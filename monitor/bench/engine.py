@@ -75,7 +75,8 @@ def real_throughput(path: str, limit: int = 300) -> dict[str, Any]:
     from pathlib import Path
 
     from monitor.bench.real import load_rows, mtbench_events
-    from monitor.engine import ConversationState, build_engine
+    from monitor.engine.state import ConversationState
+    from monitor.runner.build import build_engine
 
     engine = build_engine()
     engine.process_batch(generate_conversation("warmup", 6, 1), {})
@@ -95,7 +96,8 @@ def real_throughput(path: str, limit: int = 300) -> dict[str, Any]:
 
 def run_engine_bench(conversations: int = 200, turns: int = 40,
                      real: str | None = None) -> dict[str, Any]:
-    from monitor.engine import ConversationState, build_engine
+    from monitor.engine.state import ConversationState
+    from monitor.runner.build import build_engine
 
     engine = build_engine()
     # warm the models so load time is not counted as throughput

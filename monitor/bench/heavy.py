@@ -43,20 +43,6 @@ def heavy_turn(cid: str = "heavy", documents: int = 10, seed: int = 12) -> list[
     return [question, answer]
 
 
-def warmup_turns() -> list[TurnEvent]:
-    """Turns that touch every lazily loaded part (parser, embedder, the MFSS stemmer and
-    ROUGE through a reference, ConflictScore through documents) at full size."""
-    from monitor.bench.engine import generate_conversation
-
-    turns = generate_conversation("warmup", 4, 1)
-    last = turns[-1]
-    turns[-1] = last.model_copy(update={
-        "reference": last.text, "documents": [Document(id="w", text=last.text)]})
-    # one turn at the work bounds: the first long input otherwise pays for the
-    # embedder's and parser's buffers growing (about 1 s, measured in bench heavy)
-    return [*turns, *heavy_turn("warmup-heavy", documents=4, seed=1)]
-
-
 def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
@@ -67,10 +53,10 @@ def run_heavy_engine(config: Any = None, documents: int = 10, seed: int = 12
 
     Give each run its own `seed`: the embedder caches sentence vectors process-wide, so
     the same texts again would measure cache hits, not the work."""
-    from monitor.engine import build_engine
+    from monitor.runner.build import build_engine
 
     engine = build_engine(config)
-    engine.process_batch(warmup_turns(), {})
+    engine.warm_up()
     question, answer = heavy_turn(f"heavy-{seed}", documents=documents, seed=seed)
     states: dict[str, Any] = {}
     engine.process_batch([question], states)

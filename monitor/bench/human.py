@@ -185,7 +185,7 @@ def evaluate(items: list[Item], scores: dict[str, TurnScore],
 
 def run_human_bench(fed: Path | None, usr: Path | None,
                     config: EngineConfig | None = None) -> dict[str, Any]:
-    from monitor.cli import score_events
+    from monitor.runner.offline import score_events
 
     started = time.perf_counter()
     sets: dict[str, tuple[list[Item], tuple[str, ...]]] = {}

@@ -89,7 +89,7 @@ def _why(scores: list[TurnScore]) -> dict[str, Any]:
 
 def run_trend_bench(path: Path, limit: int = 0, swaps: int = 100, sample: int = 10,
                     config: EngineConfig | None = None) -> dict[str, Any]:
-    from monitor.cli import score_events
+    from monitor.runner.offline import score_events
 
     started = time.perf_counter()
     rng = random.Random(SEED)

@@ -26,7 +26,7 @@ def pair_events(pair_id: str, first: str, second: str) -> list[TurnEvent]:
 
 
 def run_pairs_bench(path: Path, limit: int = 0) -> dict[str, Any]:
-    from monitor.cli import score_events
+    from monitor.runner.offline import score_events
 
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]

@@ -69,7 +69,7 @@ def evaluate(records: list[Any], labels: dict[str, dict[str, Any]]) -> dict[str,
 
 
 def run_probe_bench(turns: Path, labels: Path) -> dict[str, Any]:
-    from monitor.cli import parse_lines, score_events
+    from monitor.runner.offline import parse_lines, score_events
 
     items = list(parse_lines(turns.read_text(encoding="utf-8").splitlines()))
     records = score_events(items, EngineConfig())

@@ -112,7 +112,7 @@ def run_real_bench(
     limit: int = 0,
     config: EngineConfig | None = None,
 ) -> dict[str, Any]:
-    from monitor.cli import score_events
+    from monitor.runner.offline import score_events
 
     events = mtbench_events(load_rows(path, tasks, limit))
     records = score_events([(0, e) for e in events], config or EngineConfig())

@@ -1,23 +1,29 @@
-"""SKG-Eval core: pure, deterministic, no I/O (no Kafka, no Prometheus)."""
+"""SKG-Eval core: pure, deterministic, no I/O (no Kafka, no Prometheus).
+
+Engine modules import each other by module (`from monitor.engine.graph import Fact`), so
+importing one of them loads only what it needs. The names below are resolved on first use,
+for callers outside the engine; an engine with its models and scorers is built above the
+engine, by `monitor.runner.build.build_engine`.
+"""
 
 from __future__ import annotations
 
-from monitor.config import EngineConfig
-from monitor.engine.pipeline import Engine, TurnOutcome, duplicates_of
-from monitor.engine.state import ConversationState
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "ConversationState", "Engine", "EngineConfig", "TurnOutcome", "build_engine",
-    "duplicates_of",
-]
+_LAZY = {
+    "ConversationState": "monitor.engine.state",
+    "Engine": "monitor.engine.pipeline",
+    "EngineConfig": "monitor.config",
+    "TurnOutcome": "monitor.engine.pipeline",
+    "duplicates_of": "monitor.engine.pipeline",
+}
+
+__all__ = sorted(_LAZY)
 
 
-def build_engine(config: EngineConfig | None = None) -> Engine:
-    """The default engine: packaged MiniLM embeddings, the spaCy rule extractor and the
-    shipped contradiction verifier."""
-    from monitor.engine.embedder import default_embedder
-    from monitor.engine.extract import default_extractor
-    from monitor.engine.verifier import default_verifier
-
-    return Engine(config or EngineConfig(), default_embedder(), default_extractor(),
-                  default_verifier())
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(module), name)

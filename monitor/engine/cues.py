@@ -15,7 +15,14 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
-from spacy.lang.en.stop_words import STOP_WORDS
+
+@cache
+def _stop_words() -> frozenset[str]:
+    """spaCy's English stop words, imported on first use: importing spaCy costs seconds,
+    and commands that never score (`schemas`, `--help`) should not pay for it."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
 
 
 @lru_cache(maxsize=1)
@@ -112,8 +119,9 @@ def _stem(word: str) -> str:
 def ordered_content_words(text: str) -> list[str]:
     """Lowercased content words in order, with a crude plural fold ("flips" -> "flip")."""
     words = []
+    stop_words = _stop_words()
     for word in _WORD.findall(text.lower()):
-        if word in STOP_WORDS or len(word) < 3:
+        if word in stop_words or len(word) < 3:
             continue
         words.append(_stem(word))
     return words

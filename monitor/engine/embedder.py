@@ -25,29 +25,18 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-Vectors = npt.NDArray[np.float32]
+from monitor.engine.protocols import Embedder, Vectors
+
+__all__ = ["CachedEmbedder", "Embedder", "MiniLMEmbedder", "OnnxMiniLMEmbedder", "Vectors",
+           "cosine", "default_embedder", "make_embedder"]
 
 _LENGTH_BUCKETS = (8, 16, 32, 64, 128, 256)
 _BATCH_ROWS = 16
-
-
-class Embedder(Protocol):
-    """Maps texts to L2-normalised vectors; the same text always gives the same vector."""
-
-    @property
-    def dim(self) -> int: ...
-
-    @property
-    def name(self) -> str: ...
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        """Return an array of shape (len(texts), dim), rows L2-normalised."""
-        ...
 
 
 class CachedEmbedder:

@@ -41,12 +41,14 @@ from monitor.engine import (
     order,
     quantities,
 )
+from monitor.engine.claims import claims_from_extraction
 from monitor.engine.constraints import broken_by, constraints_in
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
 from monitor.engine.followup import operation_of, quoted_operand
 from monitor.engine.graph import Fact, head_word, may_merge
+from monitor.engine.protocols import TurnScorers
 from monitor.engine.signals import (
     clip01,
     fuse,
@@ -59,8 +61,7 @@ from monitor.engine.signals import (
 from monitor.engine.state import ConversationState
 from monitor.engine.verdict import VerdictStage, sentence_fact
 from monitor.engine.verifier import Verifier
-from monitor.quality import conflict as quality_conflict
-from monitor.quality import mfss as quality_mfss
+from monitor.engine.warmup import warmup_turns
 
 Alert = TrendAlert | ConflictAlert | ContradictionCertificate
 _OLD_VALUE_MARK = re.compile(r"(instead of|rather than|not|from|no longer)\s*$", re.I)
@@ -105,10 +106,11 @@ class Engine:
     """Holds the models and constants; all conversation memory lives in the states."""
 
     def __init__(self, config: EngineConfig, embedder: Embedder, extractor: Extractor,
-                 verifier: Verifier | None = None) -> None:
+                 scorers: TurnScorers, verifier: Verifier | None = None) -> None:
         self.config = config
         self.embedder = embedder
         self.extractor = extractor
+        self.scorers = scorers
         self.verifier = verifier
         self.verdict = (VerdictStage(config, verifier, embedder.embed)
                         if verifier is not None else None)
@@ -118,6 +120,10 @@ class Engine:
     # --- public -----------------------------------------------------------------------
     def new_state(self, conversation_id: str) -> ConversationState:
         return ConversationState(conversation_id=conversation_id)
+
+    def warm_up(self) -> None:
+        """Load every lazily loaded part now, on throw-away states (`engine.warmup`)."""
+        self.process_batch(warmup_turns(), {})
 
     def process(self, state: ConversationState, event: TurnEvent) -> TurnOutcome:
         return self.process_batch([event], {event.conversation_id: state})[0]
@@ -501,10 +507,10 @@ class Engine:
         state.last_trend = trend
         state.prompt = []
 
-        mfss = quality_mfss.score_mfss(event.text, event.reference, sentences, self.embedder,
+        mfss = self.scorers.score_mfss(event.text, event.reference, sentences, self.embedder,
                                        cfg.mfss_weights, prompt=prompt)
-        conflict = quality_conflict.score_conflict(
-            quality_conflict.claims_from_extraction(extraction, state.focus), event.documents,
+        conflict = self.scorers.score_conflict(
+            claims_from_extraction(extraction, state.focus), event.documents,
             self.extractor, self.embedder, support_similarity=cfg.conflict_support_similarity,
             turn_index=turn,
         ) if event.documents else None
@@ -536,7 +542,7 @@ class Engine:
             engine_version=self.version,
         )
         alerts: list[Alert] = [c for c in certificates if c.severity == "page"]
-        conflict_alert = quality_conflict.conflict_alert(
+        conflict_alert = self.scorers.conflict_alert(
             event.conversation_id, turn, conflict, cfg.conflict_alert_cs_c, self.version
         ) if conflict is not None else None
         if conflict_alert is not None:

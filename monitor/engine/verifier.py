@@ -17,63 +17,22 @@ import json
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from threading import Lock
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
+
+from monitor.engine.protocols import Judgement, PairVerdict, Verifier, verdicts
+
+__all__ = ["Judgement", "OnnxVerifier", "PairVerdict", "Verifier", "default_verifier",
+           "model_available", "model_card", "verdicts"]
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "verifier"
 MODEL_FILE = "verifier.int8.onnx"
 _MAX_LENGTH = 128
 _FEEDS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The verifier's probabilities for premise -> hypothesis (one order)."""
-
-    entailment: float
-    neutral: float
-    contradiction: float
-
-
-@dataclass(frozen=True)
-class PairVerdict:
-    """Both orders of one pair: what a certificate quotes."""
-
-    forward: Judgement
-    backward: Judgement
-
-    @property
-    def contradiction(self) -> float:
-        """Mean of the two orders: a contradiction holds both ways, an entailment need not."""
-        return (self.forward.contradiction + self.backward.contradiction) / 2
-
-    @property
-    def entailment(self) -> float:
-        """The larger order: "X" entails "X, and Y" one way only, and is still agreement."""
-        return max(self.forward.entailment, self.backward.entailment)
-
-
-class Verifier(Protocol):
-    """What the engine and the quality scorers need of a verifier."""
-
-    @property
-    def model_id(self) -> str: ...
-
-    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:
-        """One judgement per (premise, hypothesis), each independent of the others."""
-        ...
-
-
-def verdicts(verifier: Verifier, pairs: Sequence[tuple[str, str]]) -> list[PairVerdict]:
-    """Both orders of each pair, judged in one call so the pool sees all the work."""
-    flat = [p for a, b in pairs for p in ((a, b), (b, a))]
-    judged = verifier.judge(flat)
-    return [PairVerdict(judged[2 * i], judged[2 * i + 1]) for i in range(len(pairs))]
 
 
 @cache

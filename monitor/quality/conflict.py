@@ -29,16 +29,19 @@ a document are compared on exactly the labels their texts give.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
 from monitor.contracts import ClaimSupport, ConflictAlert, ConflictScore, Document, content_id
-from monitor.engine import contradiction
-from monitor.engine.embedder import Embedder
-from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Triple, Utterance
-from monitor.engine.graph import Fact
+from monitor.engine.claims import (
+    AtomicClaim,
+    Evidence,
+    Extractor,
+    evidence_from_documents,
+    find_contradiction,
+)
+from monitor.engine.protocols import Embedder, Judgement, Verifier
 
 Label = Literal["SUPPORT", "CONTRADICT", "IRRELEVANT"]
 SUPPORT: Label = "SUPPORT"
@@ -47,88 +50,11 @@ IRRELEVANT: Label = "IRRELEVANT"
 DEFAULT_SUPPORT_SIMILARITY = 0.75
 
 
-@dataclass(frozen=True)
-class AtomicClaim:
-    """One claim of the answer: its sentence and the facts extracted from it."""
-
-    text: str
-    facts: tuple[Fact, ...] = ()
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One document as the labeller sees it: its sentences and facts."""
-
-    id: str
-    sentences: tuple[str, ...]
-    facts: tuple[Fact, ...]
-
-
 def _r(value: float) -> float:
     return round(float(value), 6)
 
 
-# --- facts ------------------------------------------------------------------------------
-def facts_from_triples(triples: Sequence[Triple], focus: str | None = None) -> list[Fact]:
-    """Facts keyed by the extractor's own labels; an unresolved "it" takes `focus`, or is
-    dropped without one."""
-    facts: list[Fact] = []
-    for triple in triples:
-        if triple.subject == ANAPHOR:
-            if not focus:
-                continue
-            triple = replace(triple, subject=focus)
-        triple = contradiction.index_subject(triple)
-        facts.append(Fact.from_triple(triple, triple.subject, triple.object))
-    return facts
-
-
-def claims_from_extraction(extraction: Extraction, focus: str | None = None) -> list[AtomicClaim]:
-    """One claim per asserted sentence (questions excluded), with that sentence's facts."""
-    by_sentence: dict[str, list[Triple]] = {}
-    for triple in extraction.triples:
-        by_sentence.setdefault(triple.sentence, []).append(triple)
-    claims = []
-    for sentence in dict.fromkeys(extraction.sentences):
-        if sentence.rstrip().endswith("?"):
-            continue
-        claims.append(AtomicClaim(sentence,
-                                  tuple(facts_from_triples(by_sentence.get(sentence, []),
-                                                           focus))))
-    return claims
-
-
-def evidence_from_documents(
-    documents: Sequence[Document], extractor: Extractor, turn_index: int = 0
-) -> list[Evidence]:
-    """Parse every document in one extractor call (speaker "system")."""
-    extractions = extractor.extract(
-        [Utterance(doc.text, "system", turn_index) for doc in documents]
-    )
-    return [
-        Evidence(doc.id, tuple(ex.sentences) or (doc.text,),
-                 tuple(facts_from_triples(ex.triples, ex.focus)))
-        for doc, ex in zip(documents, extractions, strict=True)
-    ]
-
-
 # --- labelling ----------------------------------------------------------------------------
-def find_contradiction(
-    claim_facts: Sequence[Fact], evidence_facts: Sequence[Fact]
-) -> contradiction.Finding | None:
-    """The first cascade finding between a claim fact and a document fact on the same
-    subject label, trying (claim, document) then (document, claim)."""
-    by_subject: dict[str, list[Fact]] = {}
-    for fact in evidence_facts:
-        by_subject.setdefault(fact.subject, []).append(fact)
-    for fact in claim_facts:
-        for other in by_subject.get(fact.subject, []):
-            finding = contradiction.compare(fact, other) or contradiction.compare(other, fact)
-            if finding is not None:
-                return finding
-    return None
-
-
 def label_claim(
     claim: AtomicClaim,
     evidence: Evidence,
@@ -144,19 +70,43 @@ def label_claim(
     return IRRELEVANT
 
 
+VERIFIER_LABEL_FLOOR = 0.6
+"""P(entailment) or P(contradiction) from which the verifier's label is not IRRELEVANT."""
+RELATED_SIMILARITY = 0.3
+"""Cosine below which a document sentence is not about the claim at all (not judged)."""
+
+
+def label_by_meaning(judgement: Judgement, floor: float = VERIFIER_LABEL_FLOOR) -> Label:
+    """The verifier's reading of (document sentence -> claim): the most probable of
+    entailment (SUPPORT) and contradiction (CONTRADICT) when it reaches `floor`."""
+    if judgement.contradiction >= floor and judgement.contradiction > judgement.entailment:
+        return CONTRADICT
+    if judgement.entailment >= floor:
+        return SUPPORT
+    return IRRELEVANT
+
+
 def label_all(
     claims: Sequence[AtomicClaim],
     evidence: Sequence[Evidence],
     embedder: Embedder,
     support_similarity: float = DEFAULT_SUPPORT_SIMILARITY,
+    verifier: Verifier | None = None,
 ) -> list[list[Label]]:
-    """labels[i][j]: claim i against document j; one embedder call for every sentence."""
+    """labels[i][j]: claim i against document j; one embedder call for every sentence.
+
+    With a verifier, the document's sentence most similar to the claim is the premise and
+    the claim the hypothesis (one verifier call per claim and document, all in one batch);
+    without one, the rules and the similarity threshold decide (`label_claim`).
+    """
     if not claims or not evidence:
         return [[] for _ in claims]
     doc_sentences = [s for ev in evidence for s in ev.sentences]
     vecs = embedder.embed([c.text for c in claims] + doc_sentences)
     claim_vecs, sent_vecs = vecs[: len(claims)], vecs[len(claims) :]
     sims = claim_vecs @ sent_vecs.T
+    if verifier is not None:
+        return _label_by_verifier(claims, evidence, sims, verifier)
     labels: list[list[Label]] = []
     for i, claim in enumerate(claims):
         row: list[Label] = []
@@ -167,6 +117,29 @@ def label_all(
             row.append(label_claim(claim, ev, best, support_similarity))
             start = end
         labels.append(row)
+    return labels
+
+
+def _label_by_verifier(
+    claims: Sequence[AtomicClaim], evidence: Sequence[Evidence], sims: np.ndarray,
+    verifier: Verifier,
+) -> list[list[Label]]:
+    flat = [s for ev in evidence for s in ev.sentences]
+    pairs: list[tuple[str, str]] = []
+    where: list[tuple[int, int]] = []
+    start = 0
+    for j, ev in enumerate(evidence):
+        end = start + len(ev.sentences)
+        for i, claim in enumerate(claims):
+            if end > start:
+                best = start + int(np.argmax(sims[i, start:end]))
+                if sims[i, best] >= RELATED_SIMILARITY:
+                    pairs.append((flat[best], claim.text))
+                    where.append((i, j))
+        start = end
+    labels: list[list[Label]] = [[IRRELEVANT] * len(evidence) for _ in claims]
+    for (i, j), judgement in zip(where, verifier.judge(pairs), strict=True):
+        labels[i][j] = label_by_meaning(judgement)
     return labels
 
 
@@ -194,10 +167,11 @@ def score_conflict(
     *,
     support_similarity: float = DEFAULT_SUPPORT_SIMILARITY,
     turn_index: int = 0,
+    verifier: Verifier | None = None,
 ) -> ConflictScore:
     """ConflictScore of an answer's claims against its documents (lower is better)."""
     evidence = evidence_from_documents(documents, extractor, turn_index)
-    labels = label_all(claims, evidence, embedder, support_similarity)
+    labels = label_all(claims, evidence, embedder, support_similarity, verifier)
     cs_c, cs_r = conflict_metrics(labels)
     rows = []
     for claim, row in zip(claims, labels, strict=True):

@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from monitor.config import MFSSWeights
 from monitor.contracts import MFSSScore
-from monitor.engine.embedder import Embedder
+from monitor.engine.protocols import Embedder, Judgement, Verifier
 
 OPTIMAL_SENTENCE_WORDS = 17.5
 """The paper's optimal mean sentence length (words)."""
@@ -164,6 +164,16 @@ def factual_consistency(answer: str, reference: str) -> float:
     return len(ans & ref) / len(ref)
 
 
+def factual_consistency_by_meaning(judgement: Judgement) -> float:
+    """(1 + P(entailment) - P(contradiction)) / 2 of reference -> answer, from the verifier.
+
+    1 when the reference entails the answer, 0 when it contradicts it, 0.5 when it says
+    nothing either way: consistency of meaning, not of shared words (an answer that repeats
+    the reference's words with a "not" is not consistent with it).
+    """
+    return (1.0 + judgement.entailment - judgement.contradiction) / 2.0
+
+
 def sentence_length_score(sentences: Sequence[str]) -> float:
     """s_len = max(0, 1 - |m - 17.5| / 17.5), m = mean words per sentence.
 
@@ -240,8 +250,13 @@ def mfss_from_parts(
     sentence_vecs: Vector,
     weights: MFSSWeights,
     prompt_vec: Vector | None = None,
+    judgement: Judgement | None = None,
 ) -> MFSSScore:
-    """The score from precomputed embeddings (lets a benchmark embed everything in one batch)."""
+    """The score from precomputed embeddings (lets a benchmark embed everything in one batch).
+
+    `judgement` is the verifier's reading of reference -> answer; with it, factual
+    consistency is by meaning (`factual_consistency_by_meaning`), else by shared words.
+    """
     sentences = list(sentences) or [answer]
     if reference_vec is None:
         reference = None
@@ -251,7 +266,9 @@ def mfss_from_parts(
     factors["coherence"] = coherence(sentence_vecs, prompt_vec)
     if reference is not None and reference_vec is not None:
         factors["accuracy"] = accuracy(answer_vec, reference_vec)
-        factors["factual_consistency"] = factual_consistency(answer, reference)
+        factors["factual_consistency"] = (
+            factual_consistency_by_meaning(judgement) if judgement is not None
+            else factual_consistency(answer, reference))
         factors["rouge"] = rouge(answer, reference)
     total, used = combine(factors, weights)
     out = {name: None if v is None else _r(v) for name, v in factors.items()}
@@ -274,6 +291,7 @@ def score_mfss(
     embedder: Embedder,
     weights: MFSSWeights,
     prompt: str | None = None,
+    verifier: Verifier | None = None,
 ) -> MFSSScore:
     """All six factors and the weighted total for one answer.
 
@@ -289,5 +307,7 @@ def score_mfss(
     sentence_vecs = vecs[1 : 1 + len(sentences)]
     reference_vec = vecs[-1] if reference is not None else None
     prompt_vec = embedder.embed([prompt])[0] if prompt and prompt.strip() else None
+    judgement = (verifier.judge([(reference, answer)])[0]
+                 if verifier is not None and reference is not None else None)
     return mfss_from_parts(answer, reference, sentences, answer_vec, reference_vec,
-                           sentence_vecs, weights, prompt_vec)
+                           sentence_vecs, weights, prompt_vec, judgement)

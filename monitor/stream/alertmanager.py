@@ -27,7 +27,7 @@ from typing import Final
 import aiohttp
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge
 
-from monitor.engine import TurnOutcome
+from monitor.engine.pipeline import TurnOutcome
 from monitor.stream.paging import (
     ALERTNAMES,
     Decision,

@@ -40,7 +40,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from monitor import __version__
 from monitor.contracts import TurnEvent, content_id, dump_record
-from monitor.engine import ConversationState, Engine, TurnOutcome, order
+from monitor.engine import order
+from monitor.engine.pipeline import Engine, TurnOutcome
+from monitor.engine.state import ConversationState
 from monitor.inputs import InputError, decode_message
 from monitor.stream import expiry
 from monitor.stream.alertmanager import AlertmanagerHook
@@ -537,7 +539,7 @@ class Monitor:
 
 def create_monitor(settings: StreamSettings, engine: Engine | None = None) -> Monitor:
     if engine is None:
-        from monitor.engine import build_engine
+        from monitor.runner.build import build_engine
 
         engine = build_engine()
     return Monitor(settings, engine)

@@ -5,13 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +19,7 @@ from rich.table import Table
 from monitor.stream.admin import ensure_topics_async
 from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import replay
+from monitor.stream.local import LocalWorker
 from monitor.stream.settings import StreamSettings, consumer_profile_kwargs
 
 
@@ -86,16 +83,8 @@ async def _follow(settings: StreamSettings, state: DemoState) -> None:
         await consumer.stop()
 
 
-def _healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-            return b'"partitions":[' in r.read().replace(b" ", b"") and r.status == 200
-    except OSError:
-        return False
-
-
 async def _main(file: Path, duration: float | None, settings: StreamSettings,
-                worker: subprocess.Popen[bytes], web_port: int, console: Console) -> None:
+                worker: LocalWorker, web_port: int, console: Console) -> None:
     state = DemoState()
     started = time.monotonic()
     await ensure_topics_async(settings)
@@ -104,12 +93,12 @@ async def _main(file: Path, duration: float | None, settings: StreamSettings,
     with Live(state.render(web_port), console=console, refresh_per_second=2) as live:
         try:
             while duration is None or time.monotonic() - started < duration:
-                if worker.poll() is not None:
+                if worker.exited():
                     state.status = "worker exited"
                     break
                 if not replayed:
                     state.status = "loading models and joining the group"
-                    if _healthy(web_port):
+                    if worker.partitions() is not None:
                         lines = [ln for ln in file.read_bytes().splitlines() if ln.strip()]
                         await replay(settings, lines)
                         replayed = True
@@ -130,17 +119,13 @@ def run_demo(file: Path, duration: float | None, port: int | None, web_port: int
     broker = start_broker(port, tmp / "tansu.log")
     settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
                               data_dir=tmp / "data", web_port=web_port)
-    env = dict(os.environ, SKG_LOCAL_BROKER_PROFILE="1", SKG_WEB_HOST="127.0.0.1")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "monitor.cli", "worker", "--broker", settings.broker,
-         "--web-port", str(web_port), "--data-dir", str(tmp / "data")],
-        stdout=(tmp / "worker.log").open("wb"), stderr=subprocess.STDOUT, env=env)
+    worker = LocalWorker(settings.broker, tmp / "data", tmp / "worker.log", web_port).start()
     console.print(f"broker 127.0.0.1:{port}, worker logs in {tmp}")
     try:
         asyncio.run(_main(file, duration, settings, worker, web_port, console))
     except KeyboardInterrupt:
         console.print("stopping")
     finally:
-        stop_process(worker)
+        worker.kill(signal.SIGTERM)
         stop_process(broker, signal.SIGKILL)
     return 0

@@ -22,7 +22,7 @@ from typing import Any
 
 from monitor import __version__
 from monitor.contracts import ContradictionCertificate, TurnScore
-from monitor.engine import TurnOutcome
+from monitor.engine.pipeline import TurnOutcome
 
 EVENT_NAME = "gen_ai.evaluation.result"
 

@@ -42,7 +42,7 @@ from typing import Any
 from urllib.parse import quote
 
 from monitor.contracts import ContradictionCertificate, TrendAlert, content_id
-from monitor.engine import TurnOutcome
+from monitor.engine.pipeline import TurnOutcome
 
 CONTRADICTION = "SkgContradiction"
 DEGRADING = "SkgConversationDegrading"

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from faust.web import Request, Response, View
 
 from monitor.contracts import ContradictionCertificate, TurnEvent, TurnScore
-from monitor.engine import ConversationState, TurnOutcome
+from monitor.engine.pipeline import TurnOutcome
+from monitor.engine.state import ConversationState
 from monitor.report.graph import FactEdge, graph_from_facts
 from monitor.report.model import Records, build_reports
 from monitor.report.render import CSP, render_report

@@ -14,7 +14,6 @@ import asyncio
 import os
 import signal
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -22,11 +21,12 @@ from typing import Any
 
 from monitor.bench.engine import generate_workload
 from monitor.bench.heavy import heavy_turn, run_heavy_engine
+from monitor.bench.stream import _turn_key, start_worker
 from monitor.contracts import TurnEvent
 from monitor.stream.admin import ensure_topics
-from monitor.stream.bench import _turn_key, start_worker
 from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import consume, replay
+from monitor.stream.local import LocalWorker
 from monitor.stream.settings import StreamSettings
 
 
@@ -64,12 +64,10 @@ def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any
     broker = start_broker(port, tmp / "tansu.log")
     settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
                               data_dir=tmp / "data")
-    env = dict(os.environ, SKG_LOCAL_BROKER_PROFILE="1", SKG_WEB_HOST="127.0.0.1")
-    procs: list[subprocess.Popen[bytes]] = []
+    workers: list[LocalWorker] = []
     try:
         ensure_topics(settings)
-        worker = start_worker(settings, tmp, env, 240)
-        procs.append(worker)
+        workers.append(start_worker(settings, tmp, 240))
         turns = int(rate * seconds)
         others = generate_workload(max(4, turns // 20), 20, seed=31)[:turns]
         question, answer = heavy_turn()
@@ -119,8 +117,8 @@ def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any
             "load_avg_1m": round(os.getloadavg()[0], 2),
         }
     finally:
-        for p in procs:
-            stop_process(p)
+        for worker in workers:
+            worker.kill(signal.SIGTERM)
         stop_process(broker, signal.SIGKILL)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from monitor.config import MFSSWeights
 from monitor.contracts import MFSSScore
+from monitor.engine import claims
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import Extraction, Extractor, Utterance
 from monitor.quality import conflict, mfss
@@ -114,15 +115,15 @@ def run_truthfulqa_bench(
                     np.stack([vecs[s] for s in sents]), weights, prompt_vec=vecs[q.question],
                 )
                 rows.append((q, answer, label, score))
-        claim = conflict.AtomicClaim(q.best,
-                                     tuple(conflict.facts_from_triples(
+        claim = claims.AtomicClaim(q.best,
+                                     tuple(claims.facts_from_triples(
                                          extractions[q.best].triples, extractions[q.best].focus)))
         for kind, answers in (("correct", q.correct), ("incorrect", q.incorrect)):
             if not answers:
                 continue
             evidence = [
-                conflict.Evidence(f"{kind}-{i}", tuple(sentences[a]),
-                                  tuple(conflict.facts_from_triples(extractions[a].triples,
+                claims.Evidence(f"{kind}-{i}", tuple(sentences[a]),
+                                  tuple(claims.facts_from_triples(extractions[a].triples,
                                                                     extractions[a].focus)))
                 for i, a in enumerate(answers)
             ]

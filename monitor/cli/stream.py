@@ -1,10 +1,9 @@
-"""Streaming commands: worker, replay, consume, broker, demo and `bench stream`."""
+"""Streaming commands: worker, replay, consume, otlp-receiver, broker and demo."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -71,8 +70,8 @@ def worker(
     """Run a streaming worker: turns in, scores/certificates/alerts/dead letters out."""
     from faust.worker import Worker
 
-    from monitor.engine import build_engine
     from monitor.engine.pipeline import Engine
+    from monitor.runner.build import build_engine
     from monitor.stream.admin import ensure_topics
     from monitor.stream.app import create_monitor
 
@@ -86,9 +85,7 @@ def worker(
     logging.basicConfig(level=loglevel.upper())
     ensure_topics(settings, attempts=None)  # waits for a broker that is not there yet
     engine: Engine = build_engine()
-    from monitor.bench.heavy import warmup_turns
-
-    engine.process_batch(warmup_turns(), {})  # load models (and lazy parts) now
+    engine.warm_up()  # load models (and lazy parts) now
     monitor = create_monitor(settings, engine)
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
               f"store {settings.store}, local broker profile "
@@ -224,47 +221,10 @@ def demo(
     raise typer.Exit(run_demo(file, duration, port, web_port))
 
 
-def bench_stream(
-    turns: Annotated[int, typer.Option(help="total turns in the replay")] = 10_000,
-    conversations: Annotated[int, typer.Option(help="conversations")] = 250,
-    output: Path | None = None,
-) -> None:
-    """End-to-end throughput and produce->score latency vs a forward-only ceiling."""
-    from monitor.cli import write_result
-    from monitor.stream.bench import run_stream_bench
-
-    write_result("stream", run_stream_bench(turns, conversations), output)
-
-
-def bench_heavy(
-    repeats: Annotated[int, typer.Option(help="offline runs (median reported)")] = 3,
-    stream: Annotated[bool, typer.Option(help="also measure on a live worker")] = True,
-    output: Path | None = None,
-) -> None:
-    """The 238 KB turn: engine time offline, and the delay it causes other conversations."""
-    from monitor.cli import write_result
-    from monitor.stream.bench_heavy import run_heavy_bench
-
-    write_result("heavy", run_heavy_bench(repeats, stream), output)
-
-
-def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+def register(app: typer.Typer) -> None:
     app.command()(worker)
     app.command()(replay)
     app.command()(consume)
     app.command("otlp-receiver")(otlp_receiver)
     app.command()(broker)
     app.command()(demo)
-    bench_app.command("stream")(bench_stream)
-    bench_app.command("heavy")(bench_heavy)
-
-
-def python_cli() -> list[str]:
-    """How to start `skg-monitor` as a subprocess with this interpreter."""
-    return [sys.executable, "-m", "monitor.cli"]
-
-
-def subprocess_env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(extra)
-    return env

@@ -1,7 +1,7 @@
 """`skg-monitor bench stream`: end-to-end throughput and produce->score latency.
 
 One local broker; in the same run:
-* ceiling: a forward-only Faust agent (`monitor.stream.ceiling`) moves the same number of
+* ceiling: a forward-only Faust agent (`monitor.bench.ceiling`) moves the same number of
   messages; its messages/s is the most any Faust agent could do here;
 * monitor, max rate: the whole replay is produced at once; throughput = assistant turns
   scored / (last score - first produce); latency = score record timestamp - turn record
@@ -20,16 +20,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
+from monitor.bench.ceiling import CEILING_IN, CEILING_OUT
 from monitor.bench.engine import generate_workload
 from monitor.contracts import TurnEvent
 from monitor.stream.admin import ensure_topics
 from monitor.stream.broker import free_port, start_broker, stop_process
-from monitor.stream.ceiling import CEILING_IN, CEILING_OUT
 from monitor.stream.clients import consume, replay
+from monitor.stream.local import LOCAL_ENV, LocalWorker
 from monitor.stream.settings import StreamSettings
 
 
@@ -62,28 +62,15 @@ def _cpu_used(pids: dict[str, int], before: dict[str, float | None]) -> dict[str
     return used
 
 
-def start_worker(settings: StreamSettings, tmp: Path, env: dict[str, str],
-                 wait_s: float) -> subprocess.Popen[bytes]:
-    """A worker subprocess on a free web port, once its /healthz shows partitions."""
-    web = free_port()
-    worker = _spawn([sys.executable, "-m", "monitor.cli", "worker", "--broker",
-                     settings.broker, "--web-port", str(web), "--data-dir",
-                     str(tmp / "data")], tmp / "worker.log", env)
-    deadline = time.monotonic() + wait_s
-    while not _healthy(web):
-        if time.monotonic() > deadline or worker.poll() is not None:
-            stop_process(worker)
-            raise RuntimeError(f"worker did not start: {(tmp / 'worker.log').read_text()}")
-        time.sleep(0.5)
-    return worker
-
-
-def _healthy(port: int) -> bool:
+def start_worker(settings: StreamSettings, tmp: Path, wait_s: float) -> LocalWorker:
+    """A worker (`monitor.stream.local`) on a free web port, once it scores."""
+    worker = LocalWorker(settings.broker, tmp / "data", tmp / "worker.log").start()
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-            return b'"partitions":[0' in r.read().replace(b" ", b"")
-    except OSError:
-        return False
+        worker.wait_ready(wait_s)
+    except AssertionError as exc:
+        worker.kill(signal.SIGTERM)
+        raise RuntimeError(f"worker did not start: {exc}") from None
+    return worker
 
 
 async def _collect(settings: StreamSettings, topic: str, expected: int, timeout: float,
@@ -151,7 +138,7 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
     broker = start_broker(port, tmp / "tansu.log")
     settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
                               data_dir=tmp / "data")
-    env = dict(os.environ, SKG_LOCAL_BROKER_PROFILE="1", SKG_WEB_HOST="127.0.0.1")
+    env = {**os.environ, **LOCAL_ENV}
     procs: list[subprocess.Popen[bytes]] = []
     result: dict[str, Any] = {"workload": {"turns": len(events), "assistant_turns": assistant,
                                            "conversations": conversations}}
@@ -161,7 +148,7 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
         keys = [e.conversation_id.encode() for e in events]
 
         # --- ceiling ------------------------------------------------------------------
-        ceiling = _spawn([sys.executable, "-m", "monitor.stream.ceiling", "--broker",
+        ceiling = _spawn([sys.executable, "-m", "monitor.bench.ceiling", "--broker",
                           settings.broker], tmp / "ceiling.log", env)
         procs.append(ceiling)
         time.sleep(8.0)  # group join
@@ -174,9 +161,10 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
                              "messages_per_s": round(len(out) / ceiling_s, 1)}
 
         # --- monitor, max rate ---------------------------------------------------------
-        worker = start_worker(settings, tmp, env, 180)
-        procs.append(worker)
-        pids = {"worker": worker.pid, "broker": broker.pid}
+        worker = start_worker(settings, tmp, 180)
+        assert worker.proc is not None
+        procs.append(worker.proc)
+        pids = {"worker": worker.proc.pid, "broker": broker.pid}
         cpu_before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
         clients_before = time.process_time()
         asyncio.run(replay(settings, lines, keys=keys))

@@ -1,7 +1,7 @@
 """The throughput ceiling for `bench stream`: a Faust agent that only forwards messages.
 
 Same broker, same profile, same micro-batching as the monitor, no engine and no table.
-Run: python -m monitor.stream.ceiling --broker kafka://HOST:PORT
+Run: python -m monitor.bench.ceiling --broker kafka://HOST:PORT
 """
 
 from __future__ import annotations

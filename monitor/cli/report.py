@@ -1,4 +1,4 @@
-"""CLI commands of the report package (monitor.cli registers them)."""
+"""`skg-monitor report`: scored conversations as one HTML page."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 
-def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+def register(app: typer.Typer) -> None:
     @app.command()
     def report(
         scores: Annotated[Path, typer.Argument(help="output of `skg-monitor score` (JSONL)")],
@@ -49,16 +49,3 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                 raise typer.BadParameter(f"no conversation {focus!r} in {scores}")
             screenshot_report(out, screenshot, chosen[0].anchor)
             typer.echo(f"wrote {screenshot} (conversation {chosen[0].conversation_id})")
-
-    @bench_app.command("report")
-    def bench_report(
-        scores: Annotated[Path, typer.Argument(help="scored conversations to replicate")],
-        events: Annotated[Path | None, typer.Option(help="their TurnEvents")] = None,
-        conversations: int = 1000,
-        output: Path | None = None,
-    ) -> None:
-        """Size and opening time in headless Chromium of a report of N conversations."""
-        from monitor.cli import write_result
-        from monitor.report.bench import run_report_bench
-
-        write_result("report", run_report_bench(scores, events, conversations), output)

@@ -1,0 +1,157 @@
+"""`skg-monitor bench ...`: every benchmark (monitor.bench); each prints and writes JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from monitor.runner.offline import write_result
+
+app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints and writes JSON.")
+
+
+@app.command("engine")
+def bench_engine(
+    conversations: int = 200,
+    turns: int = 40,
+    real: Annotated[str | None, typer.Option(
+        help="also time real conversations: MT-Bench-101's mtbench101.jsonl")] = None,
+    output: Path | None = None,
+) -> None:
+    """Throughput, latency at turn 10 vs 200, state size at 100 and 1,000 turns, and
+    (with --real) throughput on real GPT-4 answers."""
+    from monitor.bench.engine import run_engine_bench
+
+    write_result("engine", run_engine_bench(conversations, turns, real), output)
+
+
+@app.command("probe")
+def bench_probe(
+    turns: Path = Path("benchmarks/probe/turns.jsonl"),
+    labels: Path = Path("benchmarks/probe/labels.jsonl"),
+    output: Path | None = None,
+) -> None:
+    """Precision, recall and F1 per category on the labelled probe suite."""
+    from monitor.bench.probe import run_probe_bench
+
+    write_result("probe", run_probe_bench(turns, labels), output)
+
+
+@app.command("pairs")
+def bench_pairs(
+    file: Annotated[Path, typer.Argument(help="ProSeCCo_final.jsonl")],
+    limit: int = 0,
+    output: Path | None = None,
+) -> None:
+    """ProSeCCo self-contradiction pairs: precision, recall, F1, MCC."""
+    from monitor.bench.pairs import run_pairs_bench
+
+    write_result("pairs", run_pairs_bench(file, limit), output)
+
+
+@app.command("real")
+def bench_real(
+    file: Annotated[Path, typer.Argument(help="mtbench101.jsonl (MT-Bench-101)")],
+    certificates: Path = Path("benchmarks/results/real-certificates.jsonl"),
+    judgements: Path = Path("benchmarks/real/judgements.jsonl"),
+    task: Annotated[list[str] | None, typer.Option(help="only these tasks")] = None,
+    limit: int = 0,
+    output: Path | None = None,
+) -> None:
+    """Pages per 100 assistant turns on real GPT-4 conversations, and judged precision."""
+    from monitor.bench.real import run_real_bench
+
+    write_result("real", run_real_bench(file, certificates, judgements,
+                                        set(task) if task else None, limit), output)
+
+
+@app.command("blind")
+def bench_blind(
+    turns: Path = Path("benchmarks/probe_blind/turns.jsonl"),
+    labels: Path = Path("benchmarks/probe_blind/labels.jsonl"),
+    split: Annotated[str, typer.Option(help="test, dev or all")] = "test",
+    output: Path | None = None,
+) -> None:
+    """Precision and recall on the blind natural-style probe (report the test split)."""
+    from monitor.bench.blind import run_blind_bench
+
+    name = "blind" if split == "test" else f"blind-{split}"
+    write_result(name, run_blind_bench(turns, labels, split), output)
+
+
+@app.command("trend")
+def bench_trend(
+    file: Annotated[Path, typer.Argument(help="MT-Bench-101 mtbench101.jsonl")],
+    limit: Annotated[int, typer.Option(help="score a fixed random subset of N dialogues")] = 0,
+    swaps: Annotated[int, typer.Option(help="dialogues copied with one answer swapped")] = 100,
+    output: Path | None = None,
+) -> None:
+    """Share of conversations ending DEGRADING, drift per 100 turns (topic-shift task and
+    the rest), recall on constructed assistant drift, and a sample of DEGRADING ones."""
+    from monitor.bench.mtbench import run_trend_bench
+
+    write_result("trend", run_trend_bench(file, limit, swaps), output)
+
+
+@app.command("human")
+def bench_human(
+    fed: Annotated[Path | None, typer.Option(help="FED fed_data.json")] = None,
+    usr: Annotated[Path | None, typer.Option(help="USR pc_usr_data.json (PersonaChat)")] = None,
+    output: Path | None = None,
+) -> None:
+    """Spearman and Kendall correlation of quality and each signal with human turn ratings
+    (FED, USR-PersonaChat), beside published and word-overlap baselines."""
+    from monitor.bench.human import run_human_bench
+
+    write_result("human", run_human_bench(fed, usr), output)
+
+
+@app.command("stream")
+def bench_stream(
+    turns: Annotated[int, typer.Option(help="total turns in the replay")] = 10_000,
+    conversations: Annotated[int, typer.Option(help="conversations")] = 250,
+    output: Path | None = None,
+) -> None:
+    """End-to-end throughput and produce->score latency vs a forward-only ceiling."""
+    from monitor.bench.stream import run_stream_bench
+
+    write_result("stream", run_stream_bench(turns, conversations), output)
+
+
+@app.command("heavy")
+def bench_heavy(
+    repeats: Annotated[int, typer.Option(help="offline runs (median reported)")] = 3,
+    stream: Annotated[bool, typer.Option(help="also measure on a live worker")] = True,
+    output: Path | None = None,
+) -> None:
+    """The 238 KB turn: engine time offline, and the delay it causes other conversations."""
+    from monitor.bench.stream_heavy import run_heavy_bench
+
+    write_result("heavy", run_heavy_bench(repeats, stream), output)
+
+
+@app.command("report")
+def bench_report(
+    scores: Annotated[Path, typer.Argument(help="scored conversations to replicate")],
+    events: Annotated[Path | None, typer.Option(help="their TurnEvents")] = None,
+    conversations: int = 1000,
+    output: Path | None = None,
+) -> None:
+    """Size and opening time in headless Chromium of a report of N conversations."""
+    from monitor.bench.report import run_report_bench
+
+    write_result("report", run_report_bench(scores, events, conversations), output)
+
+
+@app.command("truthfulqa")
+def bench_truthfulqa(
+    file: Annotated[Path, typer.Argument(help="TruthfulQA.csv")],
+    limit: int = 0,
+    output: Path | None = None,
+) -> None:
+    """MFSS ROC AUC (correct vs incorrect answers) and ConflictScore label shares."""
+    from monitor.bench.truthfulqa import run_truthfulqa_bench
+
+    write_result("truthfulqa", run_truthfulqa_bench(file, limit), output)
