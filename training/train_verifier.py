@@ -27,17 +27,14 @@ import random
 import re
 import sys
 import time
-from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-LABELS = ("entailment", "neutral", "contradiction")
-"""Head order; the runtime reads the same order from the model card."""
+from monitor.bench.verifier import DEV_PERCENT, LABELS, Pair, load_pairs, split
 
 BINARY_SOURCES_LABEL = {"contradiction": 1, "not_contradiction": 0}
-DEV_PERCENT = 6
 CONTRADICTION = 2
 
 
@@ -58,39 +55,6 @@ class Settings:
     number_swaps: int = 4000
     checkpoint_every: int = 250
     threads: int = 2
-
-
-@dataclass(frozen=True)
-class Pair:
-    premise: str
-    hypothesis: str
-    label: str
-    source: str
-
-
-# ---------------------------------------------------------------- data
-
-
-def dev_bucket(premise: str) -> int:
-    """0..99 from the premise alone, so every hypothesis of one premise falls on one side."""
-    norm = " ".join(premise.lower().split())
-    return int.from_bytes(hashlib.sha256(norm.encode()).digest()[:4], "big") % 100
-
-
-def load_pairs(path: Path) -> list[Pair]:
-    pairs = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            pairs.append(Pair(row["premise"], row["hypothesis"], row["label"], row["source"]))
-    return pairs
-
-
-def split(pairs: Sequence[Pair]) -> tuple[list[Pair], list[Pair]]:
-    train, dev = [], []
-    for pair in pairs:
-        (dev if dev_bucket(pair.premise) < DEV_PERCENT else train).append(pair)
-    return train, dev
 
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,4})(?![\w.,]|:\d)")
@@ -372,6 +336,9 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    from monitor.bench.verifier import evaluate
+    from monitor.engine.verifier import OnnxVerifier
+
     model_dir = Path(args.model_dir)
     ckpt_dir = Path(args.checkpoints)
     source = Path(args.checkpoint) if args.checkpoint else (ckpt_dir / "final.pt")
@@ -416,11 +383,15 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
         )
     (out / "tokenizer.json").write_bytes((model_dir / "tokenizer.json").read_bytes())
 
-    _, dev_pairs = split(load_pairs(Path(args.data)))
-    figures = evaluate_onnx(onnx_file, out / "tokenizer.json", dev_pairs, settings.max_length)
     digest = hashlib.sha256(onnx_file.read_bytes()).hexdigest()
+    model_id = f"skg-verifier-minilm-l6-{digest[:12]}"
+    card_file = out / "model_card.json"
+    card_file.write_text(json.dumps({"model_id": model_id, "sha256": digest,
+                                     "labels": list(LABELS)}))
+    _, dev_pairs = split(load_pairs(Path(args.data)))
+    figures = evaluate(OnnxVerifier(out, cache_size=0), dev_pairs)
     card = {
-        "model_id": f"skg-verifier-minilm-l6-{digest[:12]}",
+        "model_id": model_id,
         "sha256": digest,
         "size_bytes": onnx_file.stat().st_size,
         "labels": list(LABELS),
@@ -434,81 +405,9 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
         "dev": figures,
         "sources": json.loads((Path(args.data).parent / "summary.json").read_text())["sources"],
     }
-    (out / "model_card.json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    card_file.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     log(json.dumps(figures["overall"]))
     log(f"wrote {onnx_file} ({card['size_bytes']} bytes, sha256 {digest})")
-
-
-def evaluate_onnx(
-    onnx_file: Path, tokenizer_file: Path, dev: Sequence[Pair], max_length: int
-) -> dict[str, Any]:
-    """Per-source figures of the shipped int8 file: 3-way accuracy, contradiction P/R/F1."""
-    import numpy as np
-    import onnxruntime as ort
-    from tokenizers import Tokenizer
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 2
-    session = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
-    tok = Tokenizer.from_file(str(tokenizer_file))
-    tok.no_padding()
-    tok.enable_truncation(max_length, strategy="longest_first")
-    order = sorted(range(len(dev)), key=lambda i: len(dev[i].premise) + len(dev[i].hypothesis))
-    probs = np.zeros((len(dev), len(LABELS)), dtype=np.float64)
-    for start in range(0, len(order), 64):
-        idx = order[start : start + 64]
-        encs = tok.encode_batch([(dev[i].premise, dev[i].hypothesis) for i in idx])
-        width = max(len(e.ids) for e in encs)
-        feed = {k: np.zeros((len(idx), width), dtype=np.int64) for k in _FEEDS}
-        for row, enc in enumerate(encs):
-            n = len(enc.ids)
-            feed["input_ids"][row, :n] = enc.ids
-            feed["token_type_ids"][row, :n] = enc.type_ids
-            feed["attention_mask"][row, :n] = 1
-        (logits,) = session.run(["logits"], feed)
-        z = np.exp(logits - logits.max(1, keepdims=True))
-        probs[idx] = z / z.sum(1, keepdims=True)
-    by_source: dict[str, list[int]] = defaultdict(list)
-    for i, pair in enumerate(dev):
-        by_source[pair.source].append(i)
-    three_way = [i for i, p in enumerate(dev) if p.label in LABELS]
-    result = {"overall": _figures(dev, probs, range(len(dev)))}
-    result["three_way_overall"] = _figures(dev, probs, three_way)
-    for source, idx in sorted(by_source.items()):
-        result[source] = _figures(dev, probs, idx)
-    return result
-
-
-_FEEDS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-def _figures(dev: Sequence[Pair], probs: Any, idx: Sequence[int] | range) -> dict[str, Any]:
-    idx = list(idx)
-    tp = fp = fn = correct = three = 0
-    labels = Counter()
-    for i in idx:
-        gold = dev[i].label
-        labels[gold] += 1
-        predicted = LABELS[int(probs[i].argmax())]
-        gold_c = gold == "contradiction"
-        pred_c = predicted == "contradiction"
-        tp += gold_c and pred_c
-        fp += (not gold_c) and pred_c
-        fn += gold_c and not pred_c
-        if gold in LABELS:
-            three += 1
-            correct += predicted == gold
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {
-        "n": len(idx),
-        "labels": dict(sorted(labels.items())),
-        "accuracy_3way": round(correct / three, 4) if three else None,
-        "contradiction_precision": round(precision, 4),
-        "contradiction_recall": round(recall, 4),
-        "contradiction_f1": round(f1, 4),
-    }
 
 
 # ---------------------------------------------------------------- cli

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from monitor.cli import bench, report, score, stream
+from monitor.cli import bench, report, score, stream, verifier
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Real-time dialogue quality monitor (SKG-Eval, MFSS, ConflictScore).")
@@ -16,5 +16,6 @@ score.register(app)
 stream.register(app)
 report.register(app)
 app.add_typer(bench.app, name="bench")
+app.add_typer(verifier.app, name="verifier")
 
 __all__ = ["app"]

@@ -27,6 +27,20 @@ def bench_engine(
     write_result("engine", run_engine_bench(conversations, turns, real), output)
 
 
+@app.command("verifier")
+def bench_verifier(
+    data: Annotated[Path, typer.Argument(help="the NLI pairs (../shared/data/nli/pairs.jsonl)")]
+    = Path("../shared/data/nli/pairs.jsonl"),
+    limit: int = 0,
+    output: Path | None = None,
+) -> None:
+    """The shipped verifier on its held-back dev split: 3-way accuracy and contradiction
+    precision/recall/F1 per source, the calibrated page threshold, cost per pair."""
+    from monitor.bench.verifier import run_verifier_bench
+
+    write_result("verifier", run_verifier_bench(data, limit), output)
+
+
 @app.command("probe")
 def bench_probe(
     turns: Path = Path("benchmarks/probe/turns.jsonl"),

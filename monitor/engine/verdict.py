@@ -18,7 +18,7 @@ from monitor.engine.contradiction import Finding
 from monitor.engine.graph import Fact
 from monitor.engine.meaning import Assertion
 from monitor.engine.state import ConversationState
-from monitor.engine.verifier import PairVerdict, Verifier, verdicts
+from monitor.engine.verifier import PairVerdict, Verifier
 
 Scored = tuple[int, Finding, float]
 """(index of the new claim or -1, finding, alignment of the two sentences)."""
@@ -50,9 +50,7 @@ class VerdictStage:
             [(a, b, speaker) for a, b, speaker in rule_pairs]
             + [(sentences[c.index], c.prior.sentence, c.prior.speaker) for c in candidates]
         ))
-        judged = dict(zip(pairs, verdicts(self.verifier, [
-            (a, meaning.in_assistant_voice(b) if speaker == "user" else b)
-            for a, b, speaker in pairs]), strict=True))
+        judged = self._verdicts(pairs, set(rule_pairs))
         out: list[Scored] = []
         for i, finding, alignment in rule_findings:
             verdict = judged[(finding.claim.sentence, finding.prior.sentence,
@@ -66,16 +64,32 @@ class VerdictStage:
             (a, b) for a, b, _ in rule_pairs}
         for c in candidates:
             sentence = sentences[c.index]
-            verdict = judged[(sentence, c.prior.sentence, c.prior.speaker)]
-            if (sentence, c.prior.sentence) in covered or meaning.agrees(
-                    verdict, cfg.verifier_entailment):
+            found = judged.get((sentence, c.prior.sentence, c.prior.speaker))
+            if found is None or (sentence, c.prior.sentence) in covered or meaning.agrees(
+                    found, cfg.verifier_entailment):
                 continue
-            if verdict.contradiction < cfg.verifier_certificate:
+            if found.contradiction < cfg.verifier_certificate:
                 continue
             covered.add((sentence, c.prior.sentence))
-            out.append((-1, _nli_finding(sentence, asserted[c.index][1], turn, c, verdict),
+            out.append((-1, _nli_finding(sentence, asserted[c.index][1], turn, c, found),
                         c.similarity))
         return out
+
+    def _verdicts(
+        self, pairs: list[tuple[str, str, str]], rule_pairs: set[tuple[str, str, str]]
+    ) -> dict[tuple[str, str, str], PairVerdict]:
+        """Both orders of the rules' pairs; of the others, the backward order only where the
+        forward one leaves the mean within reach of `verifier_certificate` (the rest cannot
+        become certificates, so half the verifier calls are saved on a typical turn)."""
+        texts = [(a, meaning.in_assistant_voice(b) if speaker == "user" else b)
+                 for a, b, speaker in pairs]
+        forward = self.verifier.judge(texts)
+        reach = 2 * self.config.verifier_certificate - 1
+        need = [k for k, pair in enumerate(pairs)
+                if pair in rule_pairs or forward[k].contradiction >= reach]
+        backward = self.verifier.judge([(texts[k][1], texts[k][0]) for k in need])
+        return {pairs[k]: PairVerdict(forward[k], judgement)
+                for k, judgement in zip(need, backward, strict=True)}
 
     def _candidates(
         self, state: ConversationState, turn: int, sentences: list[str], contexts: list[str]

@@ -1,0 +1,149 @@
+"""The contradiction verifier on its own held-back dev split, per source.
+
+The split is the one the training used (`training/train_verifier.py` imports it from
+here): a hash of the premise, fixed before any result. Reported per source because the
+sources differ a lot (image captions, fiction, dialogue, fact-checking, templated
+negation): 3-way accuracy where the labels are three-way, and contradiction precision,
+recall and F1 everywhere. The page threshold is calibrated here too: the lowest
+P(contradiction) (mean of both orders, as the engine uses it) at which contradiction
+precision on the dev split reaches the target.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from monitor.engine.protocols import Judgement, PairVerdict, Verifier, verdicts
+
+LABELS = ("entailment", "neutral", "contradiction")
+DEV_PERCENT = 6
+DEFAULT_DATA = Path("../shared/data/nli/pairs.jsonl")
+
+
+@dataclass(frozen=True)
+class Pair:
+    premise: str
+    hypothesis: str
+    label: str
+    source: str
+
+
+def dev_bucket(premise: str) -> int:
+    """0..99 from the premise alone, so every hypothesis of one premise falls on one side."""
+    norm = " ".join(premise.lower().split())
+    return int.from_bytes(hashlib.sha256(norm.encode()).digest()[:4], "big") % 100
+
+
+def load_pairs(path: Path) -> list[Pair]:
+    pairs = []
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            pairs.append(Pair(row["premise"], row["hypothesis"], row["label"], row["source"]))
+    return pairs
+
+
+def split(pairs: Sequence[Pair]) -> tuple[list[Pair], list[Pair]]:
+    train: list[Pair] = []
+    dev: list[Pair] = []
+    for pair in pairs:
+        (dev if dev_bucket(pair.premise) < DEV_PERCENT else train).append(pair)
+    return train, dev
+
+
+def figures(dev: Sequence[Pair], judged: Sequence[Judgement], idx: Sequence[int],
+            binary: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """3-way accuracy (sources with three-way labels only) and contradiction P/R/F1 (all)."""
+    tp = fp = fn = correct = three = 0
+    labels: Counter[str] = Counter()
+    for i in idx:
+        gold, j = dev[i].label, judged[i]
+        labels[gold] += 1
+        probs = (j.entailment, j.neutral, j.contradiction)
+        predicted = LABELS[max(range(3), key=lambda k: probs[k])]
+        gold_c, pred_c = gold == "contradiction", predicted == "contradiction"
+        tp += gold_c and pred_c
+        fp += (not gold_c) and pred_c
+        fn += gold_c and not pred_c
+        if gold in LABELS and dev[i].source not in binary:
+            three += 1
+            correct += predicted == gold
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "n": len(idx),
+        "labels": dict(sorted(labels.items())),
+        "accuracy_3way": round(correct / three, 4) if three else None,
+        "contradiction_precision": round(precision, 4),
+        "contradiction_recall": round(recall, 4),
+        "contradiction_f1": round(f1, 4),
+    }
+
+
+def page_threshold(
+    dev: Sequence[Pair], both: Sequence[PairVerdict], target: float = 0.9
+) -> dict[str, Any]:
+    """The lowest mean-of-orders P(contradiction) with dev precision >= target above it."""
+    scored = sorted(((v.contradiction, dev[i].label == "contradiction")
+                     for i, v in enumerate(both)), reverse=True)
+    positives = sum(1 for _, gold in scored if gold)
+    best: dict[str, Any] = {"target_precision": target, "threshold": None}
+    tp = 0
+    for rank, (score, gold) in enumerate(scored, start=1):
+        tp += gold
+        if tp / rank >= target and (rank == len(scored) or scored[rank][0] < score):
+            best = {"target_precision": target, "threshold": round(score, 4),
+                    "precision": round(tp / rank, 4),
+                    "recall": round(tp / positives, 4) if positives else 0.0}
+    return best
+
+
+def evaluate(verifier: Verifier, dev: Sequence[Pair]) -> dict[str, Any]:
+    """Per-source figures of premise -> hypothesis, and the page threshold over both orders."""
+    started = time.perf_counter()
+    both = verdicts(verifier, [(p.premise, p.hypothesis) for p in dev])
+    seconds = time.perf_counter() - started
+    forward = [v.forward for v in both]
+    by_source: dict[str, list[int]] = defaultdict(list)
+    for i, pair in enumerate(dev):
+        by_source[pair.source].append(i)
+    binary = frozenset(p.source for p in dev if p.label == "not_contradiction")
+    three_way = [i for i, p in enumerate(dev) if p.source not in binary]
+    result: dict[str, Any] = {
+        "overall": figures(dev, forward, range(len(dev)), binary),
+        "three_way_overall": figures(dev, forward, three_way, binary),
+        "per_source": {s: figures(dev, forward, idx, binary)
+                       for s, idx in sorted(by_source.items())},
+        "page_threshold": page_threshold(dev, both),
+        "ms_per_pair_both_orders": round(1000 * seconds / max(1, len(dev)), 3),
+    }
+    return result
+
+
+def run_verifier_bench(data: Path = DEFAULT_DATA, limit: int = 0) -> dict[str, Any]:
+    """The shipped verifier on the dev split of `data` (the NLI pairs of ../shared)."""
+    from monitor.engine.verifier import OnnxVerifier, model_card
+
+    _, dev = split(load_pairs(data))
+    if limit:
+        dev = dev[:limit]
+    verifier = OnnxVerifier(cache_size=0)
+    out = evaluate(verifier, dev)
+    out["model"] = verifier.model_id
+    out["card_sha256"] = model_card()["sha256"]
+    single = []
+    for pair in dev[:200]:
+        t = time.perf_counter()
+        verifier.judge([(pair.premise, pair.hypothesis)])
+        single.append(1000 * (time.perf_counter() - t))
+    out["ms_one_pair_median"] = round(median(single), 3) if single else None
+    return out

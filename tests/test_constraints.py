@@ -1,0 +1,43 @@
+"""What the user ruled out, and answers that break it (engine.constraints)."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.engine.constraints import broken_by, constraints_in
+
+
+def _broken(user: str, answer: str) -> list[str | None]:
+    return [broken_by(answer, c) for c in constraints_in(user, 0)]
+
+
+@pytest.mark.parametrize(("user", "answer", "word"), [
+    ("she's allergic to tree nuts", "3 tbsp cashew butter", "cashew"),
+    ("I'm allergic to shellfish", "Add the prawns at the end.", "prawns"),
+    ("I'm allergic to peanuts", "Try the chicken satay.", "satay"),
+    ("my daughter is gluten-free", "Serve it with warm couscous.", "couscous"),
+    ("We're vegan", "Top with grated parmesan.", "parmesan"),
+    ("so no jumping or deep lunges please", "**Jump squats** - land softly", "Jump"),
+    ("I don't drive - no licence", "Pick up a hire car from Keswick.", "hire car"),
+    ("no flights, I get airsick", "The quickest option is a 1-hour flight to Rome.", "flight"),
+])
+def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: str) -> None:
+    assert word in _broken(user, answer)
+
+
+@pytest.mark.parametrize(("user", "answer"), [
+    ("I'm allergic to peanuts", "A nut-free satay alternative works well."),
+    ("I'm allergic to shellfish", "Skip the prawns and use tofu instead."),
+    ("we're vegetarian", "Since you're vegetarian, use mushrooms rather than beef."),
+    ("I'm allergic to peanuts", "Serve it with rice and steamed greens."),
+])
+def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
+    assert all(w is None for w in _broken(user, answer))
+
+
+@pytest.mark.parametrize("user", [
+    "No problem, thanks!", "Is this vegan?", "Is there a version without gluten?",
+    "no, I meant the other one",
+])
+def test_questions_and_pleasantries_set_nothing(user: str) -> None:
+    assert constraints_in(user, 0) == []

@@ -1,0 +1,101 @@
+"""The verdict stage around the verifier, with a scripted verifier (fast unit tests).
+
+The real model's behaviour is measured by the benchmarks and tests/test_verifier.py; here
+only the stage's own logic: candidates, vetoes, both orders, the bounded window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from monitor.config import EngineConfig
+from monitor.engine.meaning import Assertion, in_assistant_voice, nearest
+from monitor.engine.protocols import Judgement
+from monitor.engine.state import ConversationState
+from monitor.engine.verdict import VerdictStage
+
+
+class ScriptedVerifier:
+    """P(contradiction) 0.95 for pairs whose sides hold 'open'/'closed', else neutral."""
+
+    model_id = "scripted"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:
+        self.calls.extend(pairs)
+        out = []
+        for a, b in pairs:
+            words = {a.split()[-1], b.split()[-1]}
+            if {"open.", "closed."} <= words:
+                out.append(Judgement(0.02, 0.03, 0.95))
+            elif a == b.replace("you", "I"):
+                out.append(Judgement(0.9, 0.05, 0.05))
+            else:
+                out.append(Judgement(0.1, 0.8, 0.1))
+        return out
+
+
+def _embed(texts: Sequence[str]) -> np.ndarray:
+    """Sentences sharing their first word are near neighbours."""
+    vecs = np.zeros((len(texts), 8), dtype=np.float32)
+    for i, text in enumerate(texts):
+        vecs[i, hash(text.split()[0].lower()) % 8] = 1.0
+    return vecs
+
+
+def _stage(**cfg: float) -> tuple[VerdictStage, ScriptedVerifier]:
+    verifier = ScriptedVerifier()
+    return VerdictStage(EngineConfig(**cfg), verifier, _embed), verifier  # type: ignore[arg-type]
+
+
+def test_a_paraphrased_opposite_is_an_nli_finding() -> None:
+    stage, _ = _stage()
+    state = ConversationState("c")
+    stage.remember(state, 1, "assistant", [("Museum doors are open.", "")])
+    found = stage.judge(state, 3, [("Museum entrance is closed.", "")], [])
+    assert [f.detector for _, f, _ in found] == ["nli"]
+    assert found[0][1].verdict is not None and found[0][1].confidence == 0.95
+
+
+def test_headings_that_scope_different_days_veto_the_pair() -> None:
+    stage, verifier = _stage()
+    state = ConversationState("c")
+    stage.remember(state, 1, "assistant", [("Museum doors are open.", "day 1")])
+    assert stage.judge(state, 3, [("Museum entrance is closed.", "day 2")], []) == []
+    assert verifier.calls == []
+
+
+def test_the_window_is_bounded_and_user_sentences_need_the_user() -> None:
+    stage, _ = _stage(verifier_window=3)
+    state = ConversationState("c")
+    for turn in range(10):
+        stage.remember(state, turn, "assistant", [(f"Fact number {turn} holds.", "")])
+    stage.remember(state, 11, "user", [("The weather is nice.", ""), ("I am vegan.", "")])
+    assert len(state.assertions) == 3
+    assert [a.sentence for a in state.assertions][-1] == "I am vegan."
+
+
+def test_pairs_per_turn_are_capped() -> None:
+    stage, verifier = _stage(verifier_max_pairs=2, verifier_top_k=5, verifier_similarity=0.0)
+    state = ConversationState("c")
+    stage.remember(state, 0, "assistant", [(f"Alpha {i} open.", "") for i in range(6)])
+    stage.judge(state, 2, [("Alpha x closed.", "")], [])
+    assert len({pair for pair in verifier.calls}) <= 4  # two pairs, both orders
+
+
+def test_user_words_reach_the_verifier_in_the_assistant_voice() -> None:
+    assert in_assistant_voice("I'm allergic to peanuts and my son is too") == (
+        "You're allergic to peanuts and your son is too")
+    assert in_assistant_voice("We haven't run since March") == "You haven't run since March"
+
+
+def test_nearest_is_deterministic_and_respects_the_floor() -> None:
+    window = [Assertion(i, "assistant", f"s{i}", "") for i in range(4)]
+    vecs = np.eye(4, dtype=np.float32)
+    new = np.array([[0.6, 0.6, 0.1, 0.0]], dtype=np.float32)
+    found = nearest(new, window, vecs, top_k=3, floor=0.5, allowed=lambda i, a: True)
+    assert [c.prior.turn for c in found] == [0, 1]
