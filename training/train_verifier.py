@@ -406,8 +406,67 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
         "sources": json.loads((Path(args.data).parent / "summary.json").read_text())["sources"],
     }
     card_file.write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    (out / "MODEL_CARD.md").write_text(card_markdown(card), encoding="utf-8")
     log(json.dumps(figures["overall"]))
     log(f"wrote {onnx_file} ({card['size_bytes']} bytes, sha256 {digest})")
+
+
+def card_markdown(card: dict[str, Any]) -> str:
+    """The model card for people: what it is, what went in, how well it does, its hash."""
+    dev = card["dev"]
+    rows = ["| source | n | 3-way accuracy | contradiction P | R | F1 |",
+            "|---|---|---|---|---|---|"]
+    named = [("**all**", dev["overall"]), ("**three-way sources**", dev["three_way_overall"]),
+             *sorted(dev["per_source"].items())]
+    for name, f in named:
+        acc = "-" if f["accuracy_3way"] is None else f"{f['accuracy_3way']:.3f}"
+        rows.append(f"| {name} | {f['n']} | {acc} | {f['contradiction_precision']:.3f} | "
+                    f"{f['contradiction_recall']:.3f} | {f['contradiction_f1']:.3f} |")
+    sources = "\n".join(f"- `{k}`: {v}" for k, v in sorted(card["sources"].items()))
+    settings = "\n".join(f"- {k}: {v}" for k, v in sorted(card["settings"].items()))
+    page = dev["page_threshold"]
+    return f"""# Model card: {card['model_id']}
+
+A contradiction verifier for skg-monitor: a cross-encoder (premise, hypothesis) ->
+entailment / neutral / contradiction, fine-tuned here from all-MiniLM-L6-v2 and shipped
+as int8 ONNX. The engine runs it on both orders of each candidate pair of sentences and
+uses the mean P(contradiction).
+
+- Base model: {card['base_model']}
+- File: `verifier.int8.onnx`, {card['size_bytes']:,} bytes, sha256 `{card['sha256']}`
+- Trained by `training/train_verifier.py` (checkpoint step {card['checkpoint_step']});
+  the training ran on CPU (2 cores)
+- Dev split: {card['dev_split']} ({card['dev_percent']}% of the pairs), fixed before any
+  result; figures below are of this int8 file on that split, premise -> hypothesis
+- Page threshold (mean of both orders, dev precision >= {page['target_precision']} on the
+  sources not made from templates):
+  {page.get('threshold')} (precision {page.get('precision')}, recall {page.get('recall')})
+- Binary sources (`contradiction` / `not_contradiction`) train P(contradiction) only; the
+  training adds {card['settings']['number_swaps']} number-swap pairs (source
+  `aug_number_swap`) built from training premises only
+
+## Dev figures per source
+
+{chr(10).join(rows)}
+
+## Training data and licences
+
+From `../shared/data/nli/pairs.jsonl` (143,530 pairs; no pair of MT-Bench-101, ProSeCCo,
+the blind probe or a reserved evaluation set):
+
+{sources}
+
+## Settings
+
+{settings}
+
+## Limits
+
+Trained on single sentences and short passages (at most 128 tokens per pair); it knows
+no world facts beyond what the pair states, and dialogue sources (DNLI, CI-ToD) are its
+weakest. It judges meaning, not scope: the engine's structural vetoes (headings, names,
+user updates) decide which pairs it sees.
+"""
 
 
 # ---------------------------------------------------------------- cli

@@ -26,6 +26,9 @@ from monitor.engine.protocols import Judgement, PairVerdict, Verifier, verdicts
 LABELS = ("entailment", "neutral", "contradiction")
 DEV_PERCENT = 6
 DEFAULT_DATA = Path("../shared/data/nli/pairs.jsonl")
+TEMPLATED_SOURCES = frozenset({"breaking_nli", "cannot_subsets", "med", "help_small"})
+"""Pairs made from templates (one word swapped, a negation inserted): easy, and unlike
+what an assistant writes, so the page threshold is calibrated without them."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,9 @@ def evaluate(verifier: Verifier, dev: Sequence[Pair]) -> dict[str, Any]:
         "three_way_overall": figures(dev, forward, three_way, binary),
         "per_source": {s: figures(dev, forward, idx, binary)
                        for s, idx in sorted(by_source.items())},
-        "page_threshold": page_threshold(dev, both),
+        "page_threshold": page_threshold(
+            [p for p in dev if p.source not in TEMPLATED_SOURCES],
+            [v for p, v in zip(dev, both, strict=True) if p.source not in TEMPLATED_SOURCES]),
         "ms_per_pair_both_orders": round(1000 * seconds / max(1, len(dev)), 3),
     }
     return result

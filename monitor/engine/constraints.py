@@ -110,6 +110,11 @@ _FIRST_PERSON = re.compile(
     r"their|son|daughter|wife|husband|partner|kids|child|children)\b", re.I)
 
 
+_LOOSE_OPENERS = frozenset({"no", "without", "avoid", "avoids", "hate", "nothing with"})
+"""Openers that rule out a food group by name, but anything else only with a "please"
+("no jumping please"; not "without relying on the cloud or external storage")."""
+
+
 def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     """The constraints a user sentence sets (none from a question)."""
     text = sentence.strip().replace("’", "'")
@@ -126,8 +131,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             found.setdefault(name, set()).update(breaks)
     for match in t.openers.finditer(lower):
         opener, rest = match.group(1), _TRAILING.sub("", match.group(2))
-        if opener in {"no", "without", "avoid", "hate"} and not (
-                "please" in lower or _FIRST_PERSON.search(lower)):
+        loose = opener in _LOOSE_OPENERS
+        if loose and not ("please" in lower or _FIRST_PERSON.search(lower)):
             continue  # "no problem", a bare "no" answer: not a rule the user set
         for chunk in _CHUNK_SPLIT.split(rest):
             words = chunk.split()
@@ -137,7 +142,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             group = t.group_of_name.get(head) or t.group_of_name.get(_singular(words[-1]))
             if group is not None:
                 found.setdefault(group, set()).update(t.members[group])
-            elif len(words) <= 3 and len(words[-1]) > 3:
+            elif len(words) <= 3 and len(words[-1]) > 3 and (not loose or "please" in lower):
                 found.setdefault(_stem(words[-1]), set()).add(_stem(words[-1]))
     return [Constraint(turn, sentence, label, tuple(sorted(words)))
             for label, words in sorted(found.items()) if words]

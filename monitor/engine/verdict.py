@@ -25,6 +25,7 @@ Scored = tuple[int, Finding, float]
 Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
 _MAX_SENTENCE = 240
+_MIN_CONTENT_WORDS = 2
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,13 @@ def comparable(
         return False  # "Day 1" and "Day 2" items
     if aligned.numbered_names_differ(sentence, prior.sentence):
         return False  # "Class 4-2" / "Class 4-1"
-    shared = cues.content_words(sentence) & cues.content_words(prior.sentence)
-    return not state.changed_between(prior.turn, turn, shared)
+    words, prior_words = cues.content_words(sentence), cues.content_words(prior.sentence)
+    if min(len(words), len(prior_words)) < _MIN_CONTENT_WORDS:
+        return False  # "Sure." / "Absolutely.": no claim to contradict
+    if cues.describes_new_state(sentence) and state.changed_between(
+            prior.turn, turn, words | prior_words, min_shared=1):
+        return False  # "now the coin is tails up" after the user flipped it again
+    return not state.changed_between(prior.turn, turn, words & prior_words)
 
 
 def _normal(sentence: str) -> str:
