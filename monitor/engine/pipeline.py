@@ -24,7 +24,9 @@ from monitor.contracts import (
     ContradictionCertificate,
     Detector,
     GateFlags,
+    Regime,
     SessionSummary,
+    Trend,
     TrendAlert,
     TurnEvent,
     TurnScore,
@@ -50,6 +52,7 @@ from monitor.engine.followup import operation_of, quoted_operand
 from monitor.engine.graph import Fact, head_word, may_merge
 from monitor.engine.protocols import TurnScorers
 from monitor.engine.signals import (
+    Fused,
     clip01,
     fuse,
     graph_anchoring,
@@ -95,6 +98,38 @@ class TurnOutcome:
             out.append(self.score)
         out.extend(self.certificates)
         return out
+
+
+@dataclass(frozen=True)
+class _Vectors:
+    """The embeddings an answer's stages share (each text embedded once per turn)."""
+
+    sentences: list[str]
+    sentence: npt.NDArray[np.float32]
+    response: npt.NDArray[np.float32]
+    prompt: npt.NDArray[np.float32] | None
+    reference: npt.NDArray[np.float32] | None
+
+
+@dataclass(frozen=True)
+class _Signals:
+    local: float
+    relevance: float
+    consistency: float
+    logic: float
+    drift: bool
+    regime: Regime
+    fused: Fused
+    operation: str | None
+    shifted: bool
+
+
+@dataclass(frozen=True)
+class _TrendStep:
+    previous: Trend
+    label: Trend
+    level: float
+    slope: float
 
 
 def _r(value: float) -> float:
@@ -416,16 +451,47 @@ class Engine:
         previous: int | None,
         gap: bool,
     ) -> TurnOutcome:
-        cfg = self.config
-        turn = event.turn_index
+        """The stages of one answer, in order; each reads what the earlier ones left."""
         prompt = state.prompt_text()
-        sentences = extraction.sentences or [event.text]
-        sent_vecs = self.embedder.embed(sentences)
-        response_vec = self._vec(event.text)
-        prompt_vec = self._vec(prompt) if prompt else None
-        ref_vec = self._vec(event.reference) if event.reference else None
+        vectors = self._turn_vectors(event, extraction, prompt)
+        certificates, certified, cut = self._contradictions(state, event, extraction, facts,
+                                                            prompt)
+        new_nodes, anchoring = self._anchor(state, facts, event.turn_index, certified)
+        signals = self._signals(state, event, prompt, vectors, anchoring, certificates)
+        if signals.fused.quality < self.config.logic_gate_cap or certificates:
+            self._quarantine_turn(state, event.turn_index, new_nodes)
+        trend = self._advance_trend(state, signals, len(certificates))
+        score = self._turn_score(state, event, extraction, prompt, signals, trend,
+                                 certificates, previous, gap)
+        alerts = self._alerts(event, certificates, score, trend)
+        state.remember(
+            {"turn_index": event.turn_index, "quality": score.quality, "trend": trend.label,
+             "certificates": len(certificates)},
+            [{"id": c.id, "turn_index": c.turn_index, "conflicts_with": c.conflicts_with,
+              "detector": c.detector, "explanation": c.explanation} for c in certificates],
+        )
+        return TurnOutcome(event=event, score=score, certificates=certificates, alerts=alerts,
+                           cut=cut)
 
-        # contradictions, before the new claims join the history
+    # --- stages of an answer -------------------------------------------------------------
+    def _turn_vectors(self, event: TurnEvent, extraction: Extraction, prompt: str) -> _Vectors:
+        sentences = extraction.sentences or [event.text]
+        return _Vectors(
+            sentences=sentences,
+            sentence=self.embedder.embed(sentences),
+            response=self._vec(event.text),
+            prompt=self._vec(prompt) if prompt else None,
+            reference=self._vec(event.reference) if event.reference else None,
+        )
+
+    def _contradictions(
+        self, state: ConversationState, event: TurnEvent, extraction: Extraction,
+        facts: list[Fact], prompt: str,
+    ) -> tuple[list[ContradictionCertificate], set[int], dict[str, int]]:
+        """Candidates (rules, meaning, constraints) -> verdicts -> certificates, before the
+        new claims join the history; returns the certificates, the indexes of the facts
+        they rest on and what the per-turn cap cut."""
+        cfg, turn = self.config, event.turn_index
         findings = self._findings(state, facts, turn)
         pairs = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
         findings += [f for f in self._amount_findings(state, event, extraction, facts)
@@ -443,9 +509,13 @@ class Engine:
         if self.verdict is not None:
             self.verdict.remember(state, turn, "assistant", asserted)
         certified = {i for i, _, _ in findings if i >= 0}
-        certificates = [self._certificate(event, f, a) for _, f, a in findings]
+        return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
 
-        # graph anchoring of this turn's new nodes
+    def _anchor(
+        self, state: ConversationState, facts: list[Fact], turn: int, certified: set[int]
+    ) -> tuple[list[str], float | None]:
+        """Insert the turn's facts; how well its new nodes anchor in the older graph."""
+        cfg = self.config
         older = {n for n, d in state.graph.g.nodes(data=True) if not d["quarantined"]}
         new_nodes = self._insert(state, facts, turn, quarantine=certified)
         anchors = []
@@ -460,53 +530,71 @@ class Engine:
         # graph evidence exists only for new claims: an answer that adds none (a generic
         # "sounds fun!") is not thereby perfectly consistent (reference bug 13)
         g = graph_anchoring(anchors) if new_nodes and older else (None if older else 1.0)
+        return new_nodes, g
 
-        s_local = local_relevance(prompt_vec, sent_vecs, ref_vec, cfg)
+    def _signals(
+        self, state: ConversationState, event: TurnEvent, prompt: str, v: _Vectors,
+        g: float | None, certificates: list[ContradictionCertificate],
+    ) -> _Signals:
+        """Relevance, consistency (session anchor, drift) and logic, fused by regime."""
+        cfg = self.config
+        s_local = local_relevance(v.prompt, v.sentence, v.reference, cfg)
         topic = state.topic
         operation, shifted = topic.operation, topic.shifted
         s_rel = request_relevance(
-            s_local, topic.operand_similarity(response_vec),
-            topic.context_similarity(response_vec)
+            s_local, topic.operand_similarity(v.response),
+            topic.context_similarity(v.response)
             if word_count(prompt) < cfg.context_request_words else None,
         )
-        request_match = float(np.max(sent_vecs @ prompt_vec)) if prompt_vec is not None else None
-        related = topic.relatedness(response_vec, request_match)
+        request_match = float(np.max(v.sentence @ v.prompt)) if v.prompt is not None else None
+        related = topic.relatedness(v.response, request_match)
         graph_term = 0.0 if g is None else g
         if state.anchor is None:
-            state.anchor = response_vec
+            state.anchor = v.response
             s_cons = 1.0 if g is None else g
         elif shifted:  # the user moved the topic: this answer opens a new segment
-            state.anchor = response_vec
+            state.anchor = v.response
             s_cons = clip01(max(graph_term, cfg.session_anchor_weight * related))
         else:
             s_cons = clip01(max(graph_term,
-                                cfg.session_anchor_weight * float(response_vec @ state.anchor)))
+                                cfg.session_anchor_weight * float(v.response @ state.anchor)))
         drift = is_drift(state.assistant_turns, graph_term, related, cfg)
         if drift:
             s_cons = clip01(min(s_cons, related))
-        topic.observe_answer(response_vec, drift, cfg)
-
+        topic.observe_answer(v.response, drift, cfg)
         s_logic = 1.0 - max((c.confidence for c in certificates), default=0.0)
         regime, both_short = regime_of(prompt, event.text, cfg)
         fused = fuse(regime, both_short, s_rel, s_cons, s_logic, cfg)
-        if fused.quality < cfg.logic_gate_cap or certificates:
-            self._quarantine_turn(state, turn, new_nodes)
+        return _Signals(s_local, s_rel, s_cons, s_logic, drift, regime, fused, operation,
+                        shifted)
 
+    def _advance_trend(
+        self, state: ConversationState, signals: _Signals, certificates: int
+    ) -> _TrendStep:
+        """Add the turn to the session trend and the conversation's running sums."""
+        cfg = self.config
         previous_trend = state.last_trend
-        state.trend.add(fused.quality, cfg.trend_decay, cfg.trend_drop_turns)
-        trend = state.trend.label(previous_trend, cfg)
-        level = state.trend.level or 0.0
-        slope = state.trend.slope(cfg.trend_min_turns)
-
+        quality = signals.fused.quality
+        state.trend.add(quality, cfg.trend_decay, cfg.trend_drop_turns)
+        step = _TrendStep(previous_trend, state.trend.label(previous_trend, cfg),
+                          state.trend.level or 0.0, state.trend.slope(cfg.trend_min_turns))
         state.assistant_turns += 1
-        state.sum_local += s_local
-        state.sum_consistency += s_cons
-        state.sum_logic += s_logic
-        state.sum_quality += fused.quality
-        state.certificates += len(certificates)
-        state.last_trend = trend
+        state.sum_local += signals.local
+        state.sum_consistency += signals.consistency
+        state.sum_logic += signals.logic
+        state.sum_quality += quality
+        state.certificates += certificates
+        state.last_trend = step.label
         state.prompt = []
+        return step
 
+    def _turn_score(
+        self, state: ConversationState, event: TurnEvent, extraction: Extraction, prompt: str,
+        signals: _Signals, trend: _TrendStep, certificates: list[ContradictionCertificate],
+        previous: int | None, gap: bool,
+    ) -> TurnScore:
+        cfg, turn = self.config, event.turn_index
+        sentences = extraction.sentences or [event.text]
         mfss = self.scorers.score_mfss(event.text, event.reference, sentences, self.embedder,
                                        cfg.mfss_weights, prompt=prompt)
         conflict = self.scorers.score_conflict(
@@ -514,56 +602,45 @@ class Engine:
             self.extractor, self.embedder, support_similarity=cfg.conflict_support_similarity,
             turn_index=turn,
         ) if event.documents else None
-        score = TurnScore(
+        fused = signals.fused
+        return TurnScore(
             id=content_id("turn_score", event.conversation_id, turn, self.version),
-            conversation_id=event.conversation_id,
-            turn_index=turn,
-            regime=regime,
-            local_relevance=_r(s_local),
-            relevance=_r(s_rel),
-            operation=operation,
-            topic_shift=shifted,
-            consistency=_r(s_cons),
-            logic=_r(s_logic),
+            conversation_id=event.conversation_id, turn_index=turn, regime=signals.regime,
+            local_relevance=_r(signals.local), relevance=_r(signals.relevance),
+            operation=signals.operation, topic_shift=signals.shifted,
+            consistency=_r(signals.consistency), logic=_r(signals.logic),
             quality=_r(fused.quality),
             gates=GateFlags(logic_gate=fused.logic_gate, joint_weakness=fused.joint_weakness,
                             non_sequitur=fused.non_sequitur),
-            drift=drift,
-            certificates=[c.id for c in certificates],
-            mfss=mfss,
-            conflict=conflict,
-            level=_r(level),
-            slope=_r(slope),
-            trend=trend,
-            previous_turn_index=previous,
-            gap=gap,
-            timestamp=event.timestamp,
-            metadata=event.metadata,
-            engine_version=self.version,
+            drift=signals.drift, certificates=[c.id for c in certificates], mfss=mfss,
+            conflict=conflict, level=_r(trend.level), slope=_r(trend.slope),
+            trend=trend.label, previous_turn_index=previous, gap=gap,
+            timestamp=event.timestamp, metadata=event.metadata, engine_version=self.version,
         )
+
+    def _alerts(
+        self, event: TurnEvent, certificates: list[ContradictionCertificate], score: TurnScore,
+        trend: _TrendStep,
+    ) -> list[Alert]:
+        """Pages, a ConflictScore warning and a trend turning DEGRADING."""
+        turn = event.turn_index
         alerts: list[Alert] = [c for c in certificates if c.severity == "page"]
         conflict_alert = self.scorers.conflict_alert(
-            event.conversation_id, turn, conflict, cfg.conflict_alert_cs_c, self.version
-        ) if conflict is not None else None
+            event.conversation_id, turn, score.conflict, self.config.conflict_alert_cs_c,
+            self.version,
+        ) if score.conflict is not None else None
         if conflict_alert is not None:
             alerts.append(conflict_alert)
-        if trend == "DEGRADING" and previous_trend != "DEGRADING":
+        if trend.label == "DEGRADING" and trend.previous != "DEGRADING":
             alerts.append(TrendAlert(
                 id=content_id("trend_alert", event.conversation_id, turn, self.version),
                 conversation_id=event.conversation_id, turn_index=turn,
-                previous_trend=previous_trend, trend=trend, level=_r(level), slope=_r(slope),
-                severity="warn",
+                previous_trend=trend.previous, trend=trend.label, level=_r(trend.level),
+                slope=_r(trend.slope), severity="warn",
                 explanation=(f"quality trend turned DEGRADING at turn {turn}: "
-                             f"level {level:.2f}, slope {slope:+.3f} per turn"),
+                             f"level {trend.level:.2f}, slope {trend.slope:+.3f} per turn"),
             ))
-        state.remember(
-            {"turn_index": turn, "quality": score.quality, "trend": trend,
-             "certificates": len(certificates)},
-            [{"id": c.id, "turn_index": c.turn_index, "conflicts_with": c.conflicts_with,
-              "detector": c.detector, "explanation": c.explanation} for c in certificates],
-        )
-        return TurnOutcome(event=event, score=score, certificates=certificates, alerts=alerts,
-                           cut=cut)
+        return alerts
 
     def _findings(
         self, state: ConversationState, facts: list[Fact], turn: int
