@@ -94,6 +94,60 @@ def real_throughput(path: str, limit: int = 300) -> dict[str, Any]:
     }
 
 
+class TimedVerifier:
+    """A verifier that adds up the seconds spent in it (to price it per assistant turn)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+        self.pairs = 0
+
+    @property
+    def model_id(self) -> str:
+        return str(self.inner.model_id)
+
+    def judge(self, pairs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.inner.judge(pairs)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.pairs += len(pairs)
+
+
+def verifier_cost(path: str, limit: int = 200) -> dict[str, Any]:
+    """Milliseconds the verifier adds to each assistant turn of MT-Bench-101 (cold cache,
+    one event at a time so that each turn's share is its own)."""
+    from pathlib import Path
+
+    from monitor.bench.real import load_rows, mtbench_events
+    from monitor.engine.state import ConversationState
+    from monitor.engine.verifier import OnnxVerifier
+    from monitor.runner.build import build_engine
+
+    timed = TimedVerifier(OnnxVerifier())
+    engine = build_engine(verifier=timed)
+    engine.process_batch(generate_conversation("warmup", 6, 1), {})
+    states: dict[str, ConversationState] = {}
+    per_turn: list[float] = []
+    pairs: list[int] = []
+    for event in mtbench_events(load_rows(Path(path), limit=limit)):
+        before, calls = timed.seconds, timed.pairs
+        engine.process_batch([event], states)
+        if event.role == "assistant":
+            per_turn.append(1000 * (timed.seconds - before))
+            pairs.append(timed.pairs - calls)
+    per_turn.sort()
+    return {
+        "assistant_turns": len(per_turn),
+        "verifier_ms_per_turn_median": round(statistics.median(per_turn), 3),
+        "verifier_ms_per_turn_p90": round(per_turn[int(0.9 * (len(per_turn) - 1))], 3),
+        "verifier_ms_per_turn_mean": round(statistics.fmean(per_turn), 3),
+        "verifier_calls_per_turn_median": statistics.median(pairs),
+        "target_median_ms": "<= 20",
+    }
+
+
 def run_engine_bench(conversations: int = 200, turns: int = 40,
                      real: str | None = None) -> dict[str, Any]:
     from monitor.engine.state import ConversationState
@@ -141,6 +195,7 @@ def run_engine_bench(conversations: int = 200, turns: int = 40,
                        "ratio_200_over_10": round(at200 / at10, 3)},
         "state": sizes,
         "mtbench101": real_throughput(real) if real else None,
+        "mtbench101_verifier": verifier_cost(real) if real else None,
         "targets": {"assistant_turns_per_s": ">= 100", "ratio_200_over_10": "<= 1.3",
                     "stored_bytes_at_1000": "<= 200000"},
     }
