@@ -36,7 +36,7 @@ def broker(tmp_path: Path) -> Iterator[str]:
 
 
 def stream_settings(broker: str, **updates: Any) -> Any:
-    from monitor.stream.settings import StreamSettings
+    from monitor.kafka.settings import StreamSettings
 
     return StreamSettings(broker=broker, local_broker_profile=True, **updates)
 

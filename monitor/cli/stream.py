@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from monitor.inputs import describe_validation_error
-from monitor.stream.settings import StreamSettings
+from monitor.kafka.settings import StreamSettings
 
 err = Console(stderr=True)
 
@@ -23,7 +23,7 @@ BrokerOpt = Annotated[str | None, typer.Option("--broker", help="kafka://HOST:PO
                                                "(default: SKG_BROKER or kafka://localhost:9092)")]
 LocalOpt = Annotated[bool | None, typer.Option("--local-broker/--no-local-broker",
                                                help="tansu test-broker workarounds")]
-# TLS / SASL (monitor.stream.security); the password only from SKG_SASL_PASSWORD
+# TLS / SASL (monitor.kafka.security); the password only from SKG_SASL_PASSWORD
 ProtocolOpt = Annotated[str | None, typer.Option(
     help="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (default: SKG_SECURITY_PROTOCOL)")]
 MechanismOpt = Annotated[str | None, typer.Option(
