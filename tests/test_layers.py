@@ -155,6 +155,23 @@ def test_quality_sees_only_the_engine_protocols() -> None:
     assert not offenders, offenders
 
 
+def test_the_engine_reads_no_environment() -> None:
+    """SKG_EMBEDDER, SKG_CACHE_DIR and the like are read in the shell and passed in; the
+    only `os.environ` use left in the engine sets third-party libraries' offline defaults."""
+    reads = []
+    for module, path in MODULES.items():
+        if layer(module) != "engine":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        setdefaults = {id(n.value) for n in ast.walk(tree)
+                       if isinstance(n, ast.Attribute) and n.attr == "setdefault"}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv"}
+                    and id(node) not in setdefaults):
+                reads.append(f"{module}:{node.lineno}")
+    assert not reads, reads
+
+
 def test_the_client_library_does_not_import_the_worker() -> None:
     seen, todo = set(), ["monitor.client"]
     while todo:
