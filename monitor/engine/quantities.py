@@ -52,6 +52,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -563,6 +564,10 @@ class _Spans:
         self._mask[start:end] = b"\x01" * (end - start)
 
 
+_Emit = Callable[..., None]
+"""`emit(start, end, value, unit, dim, ambiguous=False)`: record a quantity, claim its span."""
+
+
 def _ampm_adjust(hour: int, ampm: str | None, part: str | None) -> tuple[int, bool] | None:
     """24-h hour and ambiguity flag from an hour plus optional am/pm or day part."""
     if ampm:
@@ -607,17 +612,21 @@ def parse_quantities(text: str) -> list[Quantity]:
     """
     out: list[Quantity] = []
     spans = _Spans(len(text))
-    low = text.lower()
-    # cheap substring prefilters: skip whole regex passes that cannot match (speed)
-    has_rel = any(w in low for w in (" past ", " to ", " after ", " before "))
-    has_frac = "half" in low or "quarter" in low
+    low = text.lower()  # for cheap substring prefilters: skip passes that cannot match
 
     def emit(start: int, end: int, value: float, unit: str, dim: str,
              ambiguous: bool = False) -> None:
         out.append(Quantity(float(value), unit, dim, text[start:end], start, end, ambiguous))
         spans.claim(start, end)
 
-    # -- dates
+    for stage in _STAGES:
+        stage(text, low, spans, emit)
+    out.sort(key=lambda q: q.start)
+    return out
+
+
+def _dates(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """ISO dates, then "March 3[, 2024]" and "3 March [2024]" (no year: ambiguous)."""
     for m in _DATE_ISO_RE.finditer(text):
         try:
             d = date(int(m.group("y")), int(m.group("m")), int(m.group("d")))
@@ -637,7 +646,9 @@ def parse_quantities(text: str) -> list[Quantity]:
                 continue
             emit(s, e, d.toordinal(), "date", "date", ambiguous=y is None)
 
-    # -- clock times
+
+def _clock_digits(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Clock times in digits: "7:30", "07:30" (24-hour), "7.30 pm"."""
     for m in _CLOCK_COLON_RE.finditer(text):
         if not spans.free(m.start(), m.end()):
             continue
@@ -659,6 +670,11 @@ def parse_quantities(text: str) -> list[Quantity]:
         if adj is None or mi > 59:
             continue
         emit(m.start(), m.end(), adj[0] * 60 + mi, "clock", "clock", adj[1])
+
+
+def _clock_relative(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """"half past seven", "quarter to 8", "ten minutes after 3"."""
+    has_rel = any(w in low for w in (" past ", " to ", " after ", " before "))
     for m in _CLOCK_PAST_RE.finditer(text) if has_rel else ():
         s = m.start("mm")
         if not spans.free(s, m.end()):
@@ -681,6 +697,11 @@ def parse_quantities(text: str) -> list[Quantity]:
         if adj is None:
             continue
         emit(s, m.end(), (adj[0] % 24) * 60 + minute, "clock", "clock", adj[1])
+
+
+def _clock_words(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """"7 pm", "7 o'clock", "7 in the evening", "at 7" (where a bare hour may be one),
+    noon and midnight."""
     for rx in (_CLOCK_AMPM_RE, _CLOCK_OCLOCK_RE, _CLOCK_PART_RE):
         for m in rx.finditer(text):
             if not spans.free(m.start(), m.end()):
@@ -707,7 +728,10 @@ def parse_quantities(text: str) -> list[Quantity]:
             minutes = 0 if m.group("w").lower() == "midnight" else 720
             emit(m.start(), m.end(), minutes, "clock", "clock")
 
-    # -- duration idioms
+
+def _duration_idioms(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """"half an hour", "three quarters of an hour", "an hour and a half"."""
+    has_frac = "half" in low or "quarter" in low
     for m in _HALF_AN_RE.finditer(text) if has_frac else ():
         if not spans.free(m.start(), m.end()):
             continue
@@ -721,7 +745,9 @@ def parse_quantities(text: str) -> list[Quantity]:
         v, u = _to_canonical(1.5, _UNITS[m.group("tu").lower()])
         emit(m.start(), m.end(), v, u, "time")
 
-    # -- money with a symbol or ISO code in front
+
+def _money(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Money with a symbol or ISO code in front ("£1,000", "USD 5k", "$2 million")."""
     for m in _CURRENCY_PREFIX_RE.finditer(text):
         if not spans.free(m.start(), m.end()):
             continue
@@ -736,12 +762,16 @@ def parse_quantities(text: str) -> list[Quantity]:
             v = -v
         emit(m.start(), m.end(), v, code, f"currency:{code}")
 
-    # -- ranges are not point values: claim and drop them
+
+def _ranges(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Ranges are not point values: claim their characters and emit nothing."""
     for m in _RANGE_RE.finditer(text):
         if spans.free(m.start(), m.end()):
             spans.claim(m.start(), m.end())
 
-    # -- ordinals
+
+def _ordinals(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """"2nd floor": the ordinal with the noun it numbers."""
     for m in _ORDINAL_RE.finditer(text):
         if not spans.free(m.start(), m.end()):
             continue
@@ -749,7 +779,9 @@ def parse_quantities(text: str) -> list[Quantity]:
         end = noun[1] if noun else m.end()
         emit(m.start(), end, int(m.group("n")), noun[0] if noun else "ordinal", "ordinal")
 
-    # -- generic numbers (digits, then words)
+
+def _numbers(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Generic numbers, digits then words, classified by what follows them."""
     for m in _DIGIT_NUM_RE.finditer(text):
         s, e = m.start(), m.end()
         if not spans.free(s, e) or _is_identifier(text, s):
@@ -772,8 +804,12 @@ def parse_quantities(text: str) -> list[Quantity]:
             continue  # "half the guests" is a proportion, not a number
         _classify(text, s, e, value, False, spans, emit, words=words)
 
-    out.sort(key=lambda q: q.start)
-    return out
+
+_STAGES: tuple[Callable[[str, str, _Spans, _Emit], None], ...] = (
+    _dates, _clock_digits, _clock_relative, _clock_words, _duration_idioms, _money, _ranges,
+    _ordinals, _numbers,
+)
+"""The stages of `parse_quantities`, most specific first."""
 
 
 def _classify(text: str, s: int, e: int, value: float, is_digits: bool, spans: _Spans,
