@@ -29,8 +29,8 @@ from pydantic import ValidationError
 from monitor.contracts import TurnEvent
 from monitor.formats.openai import openai_events
 from monitor.inputs import InputError, describe_validation_error
-from monitor.stream.security import aiokafka_security_kwargs
-from monitor.stream.settings import StreamSettings, producer_profile_kwargs
+from monitor.kafka.security import aiokafka_security_kwargs
+from monitor.kafka.settings import StreamSettings, producer_profile_kwargs
 
 T = TypeVar("T")
 

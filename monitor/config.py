@@ -2,14 +2,19 @@
 
 Defaults reproduce the SKG-Eval reference where the reference is right (fusion profiles,
 gates, relevance mix) and are deliberate replacements where it is not (see the field
-docs). Deployments override fields through the CLI's `--config FILE` (JSON) or the worker's
-settings; the config's hash goes into the engine version so that scores computed under
-different constants are never mixed up.
+docs). Deployments override fields with `--config FILE` (TOML, validated here; `score` and
+`worker` take it, `skg-monitor config show` prints the effective config); the config's hash
+goes into the engine version so that scores computed under different constants are never
+mixed up.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -185,3 +190,49 @@ class EngineConfig(BaseModel):
     def fingerprint(self) -> str:
         """A short hash of every constant, part of the engine version."""
         return content_id(self.model_dump(mode="json"))[:8]
+
+
+def load_config(path: Path | None) -> EngineConfig:
+    """The defaults, or the fields a TOML file sets (a `.json` file is read as JSON), checked
+    by `EngineConfig` (unknown keys and out-of-range values are errors).
+
+    Raises ValueError (a pydantic ValidationError is one) for a file that does not parse
+    or does not validate."""
+    if path is None:
+        return EngineConfig()
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".json":
+        return EngineConfig.model_validate_json(text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: not TOML: {exc}") from exc
+    return EngineConfig.model_validate(data)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value))  # JSON's string escapes are TOML's basic-string escapes
+
+
+def config_toml(config: EngineConfig) -> str:
+    """The config as a TOML file that `load_config` reads back to the same config: plain
+    fields first, then one table per nested model (fusion profiles, MFSS weights)."""
+    data = config.model_dump()
+    lines = [_toml_line(key, v) for key, v in data.items() if not isinstance(v, dict)]
+    for key, table in data.items():
+        if isinstance(table, dict):
+            lines += ["", f"[{key}]", *(_toml_line(k, v) for k, v in table.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_line(key: str, value: Any) -> str:
+    """`key = value`; TOML has no null, so an unset field is a comment (its default)."""
+    return f"# {key} unset" if value is None else f"{key} = {_toml_value(value)}"

@@ -28,8 +28,8 @@ Output: one pair per line, ``lemma_a<TAB>lemma_b<TAB>pos<TAB>kind<TAB>via``, wit
   its rarer senses, but ``full`` vs ``bad`` is not a contradiction.
 
 Exclusions (pairs that are antonyms in WordNet but not contradictions in chat) are *not*
-applied here: they live next to the matcher in ``monitor/engine/lexicon.py`` where they
-are documented and tested.
+applied here: they live in ``monitor/data/antonyms_excluded*.txt``, read by the matcher in
+``monitor/engine/lexicon.py``, where they are documented and tested.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -36,7 +37,7 @@ def broker(tmp_path: Path) -> Iterator[str]:
 
 
 def stream_settings(broker: str, **updates: Any) -> Any:
-    from monitor.stream.settings import StreamSettings
+    from monitor.kafka.settings import StreamSettings
 
     return StreamSettings(broker=broker, local_broker_profile=True, **updates)
 
@@ -71,3 +72,49 @@ def serve_local(handler: type[BaseHTTPRequestHandler]) -> tuple[ThreadingHTTPSer
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+class FakeEmbedder:
+    """Instant and deterministic: a text's vector is its hashed lower-case words,
+    L2-normalised, so texts that share words are similar. No model is loaded; for unit
+    tests of the engine's logic (the real MiniLM stays in the integration tests)."""
+
+    name = "fake-hashed-words-64"
+    dim = 64
+
+    def embed(self, texts: Any) -> Any:
+        import hashlib
+
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", text.lower()):
+                out[row, hashlib.blake2b(word.encode(), digest_size=2).digest()[0] % self.dim] += 1
+            out[row] /= max(float(np.linalg.norm(out[row])), 1e-12)
+        return out
+
+
+class FakeExtractor:
+    """Sentences only, no triples (no spaCy): enough for relevance, trend and MFSS."""
+
+    name = "fake-sentences"
+
+    def extract(self, items: Any) -> Any:
+        from monitor.engine.extract import Extraction
+
+        return [Extraction(sentences=[s for s in re.split(r"(?<=[.!?])\s+", u.text.strip())
+                                      if s]) for u in items]
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def fake_engine(fake_embedder: FakeEmbedder) -> Any:
+    """The engine with MFSS and ConflictScore, on the fake embedder and extractor."""
+    from monitor.runner.build import build_engine
+
+    return build_engine(embedder=fake_embedder, extractor=FakeExtractor())

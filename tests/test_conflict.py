@@ -43,10 +43,10 @@ def test_every_claim_conflicted() -> None:
 # --- labelling with the real extractor and embedder ----------------------------------------
 @pytest.fixture(scope="module")
 def models() -> tuple[Any, Any]:
-    from monitor.engine.embedder import default_embedder
     from monitor.engine.extract import default_extractor
+    from monitor.runner.build import build_embedder
 
-    return default_extractor(), default_embedder()
+    return default_extractor(), build_embedder()
 
 
 def _claims(extractor: Any, text: str) -> list[engine_claims.AtomicClaim]:

@@ -36,20 +36,17 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         raise AssertionError(f"network access attempted: {args!r}")
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SKG_CACHE_DIR", str(cache))
         mp.setenv("HF_HUB_OFFLINE", "1")
         mp.setenv("TRANSFORMERS_OFFLINE", "1")
         mp.setattr(socket.socket, "connect", no_network)
         mp.setattr(socket, "create_connection", no_network)
-        E.OnnxMiniLMEmbedder(threads=2)
+        E.OnnxMiniLMEmbedder(threads=2, cache_dir=cache)
         yield cache
 
 
 @pytest.fixture(scope="module")
-def onnx_embedder(onnx_cache: Path) -> Iterator[E.OnnxMiniLMEmbedder]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SKG_CACHE_DIR", str(onnx_cache))
-        yield E.OnnxMiniLMEmbedder(threads=2)
+def onnx_embedder(onnx_cache: Path) -> E.OnnxMiniLMEmbedder:
+    return E.OnnxMiniLMEmbedder(threads=2, cache_dir=onnx_cache)
 
 
 @pytest.fixture(scope="module")
@@ -74,10 +71,8 @@ def test_vector_independent_of_batch_mates_and_position(any_embedder: Any) -> No
     assert np.array_equal(any_embedder.embed(many)[-1], alone)
 
 
-def test_onnx_same_vectors_with_any_thread_count(onnx_cache: Path, onnx_embedder: Any,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SKG_CACHE_DIR", str(onnx_cache))
-    single = E.OnnxMiniLMEmbedder(threads=1)
+def test_onnx_same_vectors_with_any_thread_count(onnx_cache: Path, onnx_embedder: Any) -> None:
+    single = E.OnnxMiniLMEmbedder(threads=1, cache_dir=onnx_cache)
     texts = [TEXT, *MATES]
     assert np.array_equal(single.embed(texts), onnx_embedder.embed(texts))
 
@@ -119,7 +114,6 @@ def test_cached_wrapper_returns_identical_vectors(onnx_embedder: Any) -> None:
 
 def test_onnx_file_reused_on_second_construction(onnx_cache: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SKG_CACHE_DIR", str(onnx_cache))
     [built] = onnx_cache.glob("*.onnx")
     before = built.stat()
 
@@ -127,7 +121,7 @@ def test_onnx_file_reused_on_second_construction(onnx_cache: Path,
         raise AssertionError("ONNX model rebuilt although a current one is cached")
 
     monkeypatch.setattr(E, "_build_onnx", must_not_build)
-    again = E.OnnxMiniLMEmbedder(threads=1)
+    again = E.OnnxMiniLMEmbedder(threads=1, cache_dir=onnx_cache)
     assert again.model_file == built
     assert built.stat().st_mtime_ns == before.st_mtime_ns
     assert not [p for p in onnx_cache.iterdir() if p.name.startswith(".build-")]
@@ -140,7 +134,14 @@ def test_cache_key_changes_with_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
     assert E._onnx_cache_key(path) != key
 
 
-def test_backend_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SKG_EMBEDDER", "tensorflow")
-    with pytest.raises(ValueError, match="SKG_EMBEDDER"):
-        E.make_embedder()
+def test_backend_choice() -> None:
+    with pytest.raises(ValueError, match="'onnx' or 'torch'"):
+        E.make_embedder("tensorflow")
+
+
+def test_backend_and_cache_dir_come_from_the_shell() -> None:
+    from monitor.runner.build import ModelOptions
+
+    assert ModelOptions.from_env({}) == ModelOptions("onnx", None)
+    assert ModelOptions.from_env({"SKG_EMBEDDER": "torch", "SKG_CACHE_DIR": "/x"}) == \
+        ModelOptions("torch", Path("/x"))

@@ -22,9 +22,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
+from monitor.kafka.security import aiokafka_security_kwargs, faust_credentials, topic_configs
+from monitor.kafka.settings import StreamSettings
 from monitor.stream.admin import CHANGELOG_CONFIGS
-from monitor.stream.security import aiokafka_security_kwargs, faust_credentials, topic_configs
-from monitor.stream.settings import StreamSettings
 from tests.conftest import run, stream_settings
 
 CA = Path(certifi.where())

@@ -23,6 +23,7 @@ PREFIXES = {
     "monitor.runner": "runner",
     "monitor.report": "runner",
     "monitor.client": "stream",
+    "monitor.kafka": "stream",
     "monitor.stream": "stream",
     "monitor.bench": "bench",
     "monitor.cli": "cli",
@@ -152,6 +153,39 @@ def test_quality_sees_only_the_engine_protocols() -> None:
                  for target, line in imports(m)
                  if layer(target) == "engine" and target not in QUALITY_MAY_USE]
     assert not offenders, offenders
+
+
+def test_the_engine_reads_no_environment() -> None:
+    """SKG_EMBEDDER, SKG_CACHE_DIR and the like are read in the shell and passed in; the
+    only `os.environ` use left in the engine sets third-party libraries' offline defaults."""
+    reads = []
+    for module, path in MODULES.items():
+        if layer(module) != "engine":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        setdefaults = {id(n.value) for n in ast.walk(tree)
+                       if isinstance(n, ast.Attribute) and n.attr == "setdefault"}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv"}
+                    and id(node) not in setdefaults):
+                reads.append(f"{module}:{node.lineno}")
+    assert not reads, reads
+
+
+def test_the_client_library_does_not_import_the_worker() -> None:
+    seen, todo = set(), ["monitor.client"]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(GRAPH[module])
+    assert not sorted(m for m in seen if m.startswith("monitor.stream"))
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys, monitor.client; print(sorted(m for m in sys.modules"
+         " if m.split('.')[0] == 'faust' or m.startswith('monitor.stream')))"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
 
 
 def test_light_commands_load_neither_torch_nor_spacy(tmp_path: Path) -> None:

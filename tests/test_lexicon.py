@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from monitor import data
 from monitor.engine import lexicon as lx
 
 # --------------------------------------------------------------------------- antonyms
@@ -112,12 +113,11 @@ def test_normalisation_case_underscore_space() -> None:
     assert lx.are_antonyms("no longer", "still")
 
 
-def test_antonyms_of_and_key() -> None:
-    assert "dry" in lx.antonyms_of("wet")
-    assert lx.antonym_key("Wet") == "wet"
-    assert lx.antonym_key("table") is None
-    assert lx.antonym_key("") is None
-    assert "go" not in lx.antonyms_of("come")
+def test_antonym_table_entries() -> None:
+    table = lx._antonym_table()
+    assert "dry" in table["wet"]
+    assert "table" not in table
+    assert "go" not in table.get("come", frozenset())
 
 
 def test_table_is_symmetric_and_respects_exclusions() -> None:
@@ -126,8 +126,8 @@ def test_table_is_symmetric_and_respects_exclusions() -> None:
         assert a not in ants
         for b in ants:
             assert a in table[b]
-            assert frozenset((a, b)) not in lx.EXCLUDED_ANTONYMS
-            assert a not in lx.EXCLUDED_LEMMAS
+            assert frozenset((a, b)) not in data.pairs("antonyms_excluded.txt")
+            assert a not in data.words("antonyms_excluded_lemmas.txt")
 
 
 def _wordnet_rows() -> set[tuple[str, str, str]]:
@@ -143,7 +143,7 @@ def _wordnet_rows() -> set[tuple[str, str, str]]:
 def test_kept_verb_pairs_are_wordnet_verb_pairs() -> None:
     rows = _wordnet_rows()
     verbs = {frozenset((a, b)) for a, b, pos in rows if pos == "v"}
-    missing = [sorted(p) for p in lx.VERB_ANTONYMS_KEPT if p not in verbs]
+    missing = [sorted(p) for p in data.pairs("antonyms_verbs_kept.txt") if p not in verbs]
     assert not missing
 
 
@@ -221,12 +221,6 @@ def test_functional_attributes() -> None:
         assert not lx.is_functional_attribute(noun), noun
 
 
-def test_is_additive() -> None:
-    assert lx.is_additive("red")
-    assert lx.is_additive("delicious")
-    assert not lx.is_additive("wet")
-
-
 # --------------------------------------------------------------------------- revisions
 
 REVISION_POSITIVES = [
@@ -289,7 +283,7 @@ def test_revision_negatives(text: str) -> None:
 
 
 def test_revision_kinds_vocabulary() -> None:
-    assert {k for k, _ in lx.REVISION_CUES} == {
+    assert {k for k, _ in lx._REVISION_CUES} == {
         "retract",
         "correction",
         "meant",
@@ -367,19 +361,23 @@ def test_modality_cue(sentence: str, cue: str | None) -> None:
 
 
 def test_modality_lists() -> None:
-    assert {"claim", "say", "report", "allege"} <= lx.REPORTING_VERBS
+    assert {"claim", "say", "report", "allege"} <= data.words("reporting_verbs.tsv", "cue")
     assert {"if", "unless", "suppose", "imagine", "assuming", "in case", "whether"} <= (
-        lx.HYPOTHETICAL_MARKERS
+        data.words("conditionals.tsv", "cue")
     )
-    assert {"might", "may", "could", "would", "possibly", "perhaps"} <= lx.MODAL_HEDGES
+    assert {"might", "may", "could", "would", "possibly", "perhaps"} <= data.words(
+        "hedges.tsv", "cue")
+    assert data.words("hedges.tsv", "aux") <= data.words("hedges.tsv", "cue")
 
 
 # --------------------------------------------------------------------------- negation
 
 
-def test_negation_words_whole_token() -> None:
-    for w in ["no", "none", "never", "nothing", "nobody", "neither", "nor", "not", "n't"]:
-        assert lx.is_negation_word(w)
-    for w in ["known", "notable", "economic", "innovates", "nothingness", "now", ""]:
-        assert not lx.is_negation_word(w)
-    assert lx.NEGATION_DETERMINERS <= lx.NEGATION_WORDS
+def test_one_negation_list_with_its_roles() -> None:
+    negation = data.words("negation.tsv")
+    assert data.words("negation.tsv", "determiner") == {"no", "neither", "nor"}
+    assert data.words("negation.tsv", "determiner") <= data.words("negation.tsv", "negator")
+    assert {"not", "never", "cannot", "n't", "without"} <= negation
+    for role in ("negator", "determiner", "shown"):
+        assert data.words("negation.tsv", role) <= negation
+    assert not {"known", "notable", "now"} & negation

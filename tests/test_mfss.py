@@ -194,9 +194,9 @@ def test_custom_weights_and_rounding() -> None:
 # --- real embedder ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def real_embedder():  # type: ignore[no-untyped-def]
-    from monitor.engine.embedder import default_embedder
+    from monitor.runner.build import build_embedder
 
-    return default_embedder()
+    return build_embedder()
 
 
 def test_real_embedder_paraphrase_beats_unrelated(real_embedder) -> None:  # type: ignore[no-untyped-def]

@@ -261,8 +261,8 @@ def test_receiver_answers_503_when_turns_cannot_be_produced() -> None:
     from aiohttp import web
     from aiohttp.test_utils import TestClient, TestServer
 
+    from monitor.kafka.settings import StreamSettings
     from monitor.stream.otlp_receiver import OtlpReceiver
-    from monitor.stream.settings import StreamSettings
 
     body = (ROOT / "examples" / "otlp_genai_spans.json").read_bytes()
 

@@ -130,8 +130,8 @@ def _events_lines(events: list[TurnEvent]) -> list[bytes]:
 
 def test_idle_conversations_expire_with_a_session_record_and_a_tombstone(
         broker: str, workers: list[WorkerProcess], tmp_path: Path) -> None:
+    from monitor.kafka.settings import StreamSettings
     from monitor.stream.clients import consume as do_consume
-    from monitor.stream.settings import StreamSettings
     from tests.conftest import run, stream_settings
 
     events = generate_workload(2, 4, seed=41)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from monitor.config import EngineConfig
 from monitor.contracts import Document, TurnEvent
 from monitor.engine.bounds import bound_event, most_confident, prefix
+from monitor.kafka.settings import StreamSettings
 from monitor.stream import expiry
 from monitor.stream.admin import new_topic
 from monitor.stream.http import PRIVATE_WEB, token_matches
-from monitor.stream.settings import StreamSettings
 
 
 def test_web_is_private_by_default(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, generate_latest
 
+from monitor.kafka.settings import StreamSettings, faust_profile_kwargs
 from monitor.stream.metrics import ActiveConversations, Metrics
-from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 
 def test_local_broker_profile_is_off_by_default(monkeypatch) -> None:  # type: ignore[no-untyped-def]

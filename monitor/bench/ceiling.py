@@ -10,8 +10,8 @@ import sys
 
 import faust
 
+from monitor.kafka.settings import StreamSettings
 from monitor.stream.app import new_faust_app
-from monitor.stream.settings import StreamSettings
 
 CEILING_IN = "bench.ceiling.in"
 CEILING_OUT = "bench.ceiling.out"

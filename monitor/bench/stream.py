@@ -26,11 +26,11 @@ from typing import Any
 from monitor.bench.ceiling import CEILING_IN, CEILING_OUT
 from monitor.bench.engine import generate_workload
 from monitor.contracts import TurnEvent
+from monitor.kafka.settings import StreamSettings
 from monitor.stream.admin import ensure_topics
 from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import consume, replay
 from monitor.stream.local import LOCAL_ENV, LocalWorker
-from monitor.stream.settings import StreamSettings
 
 
 def _pct(values: list[float], q: float) -> float:

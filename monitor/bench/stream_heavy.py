@@ -23,11 +23,11 @@ from monitor.bench.engine import generate_workload
 from monitor.bench.heavy import heavy_turn, run_heavy_engine
 from monitor.bench.stream import _turn_key, start_worker
 from monitor.contracts import TurnEvent
+from monitor.kafka.settings import StreamSettings
 from monitor.stream.admin import ensure_topics
 from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import consume, replay
 from monitor.stream.local import LocalWorker
-from monitor.stream.settings import StreamSettings
 
 
 def run_heavy_offline(repeats: int = 3) -> dict[str, Any]:

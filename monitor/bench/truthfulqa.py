@@ -77,9 +77,9 @@ def run_truthfulqa_bench(
     support_similarity: float = conflict.DEFAULT_SUPPORT_SIMILARITY,
 ) -> dict[str, Any]:
     if embedder is None:
-        from monitor.engine.embedder import default_embedder
+        from monitor.runner.build import build_embedder
 
-        embedder = default_embedder()
+        embedder = build_embedder()
     if extractor is None:
         from monitor.engine.extract import default_extractor
 

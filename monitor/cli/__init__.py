@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import typer
 
-from monitor.cli import bench, report, score, stream, verifier
+from monitor.cli import bench, config, report, score, stream, verifier
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Real-time dialogue quality monitor (SKG-Eval, MFSS, ConflictScore).")
 score.register(app)
 stream.register(app)
 report.register(app)
+app.add_typer(config.app, name="config")
 app.add_typer(bench.app, name="bench")
 app.add_typer(verifier.app, name="verifier")
 

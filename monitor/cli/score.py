@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from monitor.config import EngineConfig
+from monitor.cli.options import CacheDirOpt, ConfigOpt, EmbedderOpt, engine_config, model_options
 from monitor.contracts import (
     SCHEMA_MODELS,
     ContradictionCertificate,
@@ -24,12 +24,6 @@ from monitor.formats import INPUT_FORMATS
 from monitor.runner.offline import ScoreRecord, err, parse_lines, score_events
 
 PROGRESS_MIN_LINES = 300
-
-
-def load_config(path: Path | None) -> EngineConfig:
-    if path is None:
-        return EngineConfig()
-    return EngineConfig.model_validate_json(path.read_text(encoding="utf-8"))
 
 
 def read_lines(source: str) -> list[bytes]:
@@ -77,10 +71,12 @@ def score(
     input: Annotated[str, typer.Argument(help="JSON Lines of TurnEvent, or - for stdin")],
     output: Annotated[Path | None, typer.Option(help="write here instead of stdout")] = None,
     format: Annotated[str, typer.Option(help="jsonl or table")] = "jsonl",
-    config: Annotated[Path | None, typer.Option(help="EngineConfig JSON")] = None,
+    config: ConfigOpt = None,
     input_format: Annotated[str, typer.Option(
         help="turns (TurnEvent), openai (conversation_id + messages) or auto (per line)")
     ] = "auto",
+    embedder: EmbedderOpt = "onnx",
+    cache_dir: CacheDirOpt = None,
 ) -> None:
     """Score conversations offline: one turn_score per assistant turn, certificates,
     one session record per conversation, and an invalid record per bad line (exit 1)."""
@@ -90,7 +86,8 @@ def score(
         raise typer.BadParameter(f"--input-format must be one of {', '.join(INPUT_FORMATS)}")
     lines = read_lines(input)
     items = list(parse_lines(lines, input_format))
-    records = score_events(items, load_config(config), progress=len(lines) > PROGRESS_MIN_LINES)
+    records = score_events(items, engine_config(config), progress=len(lines) > PROGRESS_MIN_LINES,
+                           models=model_options(embedder, cache_dir))
     invalid = [r for r in records if isinstance(r, InvalidInput)]
     sink: IO[str]
     with (output.open("w", encoding="utf-8") if output else _stdout()) as sink:

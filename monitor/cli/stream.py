@@ -14,8 +14,9 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import Progress
 
+from monitor.cli.options import CacheDirOpt, ConfigOpt, EmbedderOpt, engine_config, model_options
 from monitor.inputs import describe_validation_error
-from monitor.stream.settings import StreamSettings
+from monitor.kafka.settings import StreamSettings
 
 err = Console(stderr=True)
 
@@ -23,7 +24,7 @@ BrokerOpt = Annotated[str | None, typer.Option("--broker", help="kafka://HOST:PO
                                                "(default: SKG_BROKER or kafka://localhost:9092)")]
 LocalOpt = Annotated[bool | None, typer.Option("--local-broker/--no-local-broker",
                                                help="tansu test-broker workarounds")]
-# TLS / SASL (monitor.stream.security); the password only from SKG_SASL_PASSWORD
+# TLS / SASL (monitor.kafka.security); the password only from SKG_SASL_PASSWORD
 ProtocolOpt = Annotated[str | None, typer.Option(
     help="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (default: SKG_SECURITY_PROTOCOL)")]
 MechanismOpt = Annotated[str | None, typer.Option(
@@ -66,6 +67,9 @@ def worker(
     sasl_mechanism: MechanismOpt = None,
     sasl_username: UserOpt = None,
     ssl_cafile: CaOpt = None,
+    config: ConfigOpt = None,
+    embedder: EmbedderOpt = "onnx",
+    cache_dir: CacheDirOpt = None,
 ) -> None:
     """Run a streaming worker: turns in, scores/certificates/alerts/dead letters out."""
     from faust.worker import Worker
@@ -82,9 +86,10 @@ def worker(
                              security_protocol=security_protocol,
                              sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
                              ssl_cafile=ssl_cafile)
+    engine_cfg, models = engine_config(config), model_options(embedder, cache_dir)
     logging.basicConfig(level=loglevel.upper())
     ensure_topics(settings, attempts=None)  # waits for a broker that is not there yet
-    engine: Engine = build_engine()
+    engine: Engine = build_engine(engine_cfg, models=models)
     engine.warm_up()  # load models (and lazy parts) now
     monitor = create_monitor(settings, engine)
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "

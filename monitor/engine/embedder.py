@@ -9,9 +9,11 @@ then depends only on the text (verified bit-for-bit in tests), at the cost of so
 compute on partly filled batches.
 
 Two backends share that tokenise/bucket/pad loop: the default `OnnxMiniLMEmbedder` (int8,
-onnxruntime, one row per call, built once from the packaged weights into a local cache)
-and `MiniLMEmbedder` (fp32 torch, 16 rows per call). SKG_EMBEDDER=onnx|torch picks one;
-their vectors differ slightly (cosine ~0.99), so processes that must agree use the same.
+onnxruntime, one row per call, built once from the packaged weights into a cache
+directory) and `MiniLMEmbedder` (fp32 torch, 16 rows per call); `make_embedder(backend,
+cache_dir=...)` picks one. Their vectors differ slightly (cosine ~0.99), so processes that
+must agree use the same. The backend and the cache directory are parameters: the shell
+(`monitor.runner.build`, the commands) reads SKG_EMBEDDER and SKG_CACHE_DIR, not this module.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ import numpy.typing as npt
 
 from monitor.engine.protocols import Embedder, Vectors
 
-__all__ = ["CachedEmbedder", "Embedder", "MiniLMEmbedder", "OnnxMiniLMEmbedder", "Vectors",
-           "cosine", "default_embedder", "make_embedder"]
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "CachedEmbedder", "Embedder", "MiniLMEmbedder",
+           "OnnxMiniLMEmbedder", "Vectors", "cosine", "default_cache_dir", "default_embedder",
+           "make_embedder"]
 
 _LENGTH_BUCKETS = (8, 16, 32, 64, 128, 256)
 _BATCH_ROWS = 16
@@ -224,10 +227,13 @@ class MiniLMEmbedder(_FixedShapeMiniLM):
 _ONNX_RECIPE = "minilm-int8-dynamic-perchannel-constb-v1"
 
 
-def cache_dir() -> Path:
-    """Where built artefacts (the ONNX model) live: $SKG_CACHE_DIR or ~/.cache/skg-monitor."""
-    env = os.environ.get("SKG_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "skg-monitor"
+BACKENDS = ("onnx", "torch")
+DEFAULT_BACKEND = "onnx"
+
+
+def default_cache_dir() -> Path:
+    """Where built artefacts (the ONNX model) live unless told otherwise."""
+    return Path.home() / ".cache" / "skg-monitor"
 
 
 def _onnx_cache_key(model_dir: str) -> str:
@@ -293,7 +299,7 @@ def _build_onnx(model_dir: str, target: Path) -> None:
         os.replace(int8, target)
 
 
-def onnx_model_file() -> Path:
+def onnx_model_file(cache_dir: Path | None = None) -> Path:
     """The int8 ONNX MiniLM, built from the packaged weights on first use (never downloaded).
 
     The file name carries a hash of the model files and of the torch/onnx/onnxruntime
@@ -304,7 +310,7 @@ def onnx_model_file() -> Path:
     import fcntl
 
     model_dir = _model_path()
-    directory = cache_dir()
+    directory = cache_dir or default_cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / f"all-MiniLM-L6-v2.{_onnx_cache_key(model_dir)}.int8.onnx"
     if target.exists():
@@ -340,12 +346,12 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
     def _bucket(n_tokens: int) -> int:
         return min(n_tokens, _LENGTH_BUCKETS[-1])
 
-    def __init__(self, threads: int = 2) -> None:
+    def __init__(self, threads: int = 2, cache_dir: Path | None = None) -> None:
         import onnxruntime as ort
 
         path = _model_path()
         tokenizer = _load_tokenizer(path)
-        model_file = onnx_model_file()
+        model_file = onnx_model_file(cache_dir)
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -373,31 +379,35 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
         return result
 
 
-def make_embedder(backend: str | None = None, threads: int = 2) -> Embedder:
-    """A MiniLM backend by name: "onnx" (default; int8 onnxruntime) or "torch" (fp32).
+def make_embedder(backend: str = DEFAULT_BACKEND, threads: int = 2,
+                  cache_dir: Path | None = None) -> Embedder:
+    """A MiniLM backend by name: "onnx" (default; int8 onnxruntime, its model file built in
+    `cache_dir`) or "torch" (fp32).
 
-    Without an argument the choice comes from $SKG_EMBEDDER. The two backends give slightly
-    different vectors, so every process that must agree (CLI, workers) must use the same one.
+    The two backends give slightly different vectors, so every process that must agree
+    (CLI, workers) must use the same one.
     """
-    choice = (backend or os.environ.get("SKG_EMBEDDER") or "onnx").strip().lower()
+    choice = backend.strip().lower()
     if choice == "onnx":
-        return OnnxMiniLMEmbedder(threads)
+        return OnnxMiniLMEmbedder(threads, cache_dir)
     if choice == "torch":
         return MiniLMEmbedder(threads)
-    raise ValueError(f"SKG_EMBEDDER must be 'onnx' or 'torch', not {choice!r}")
+    raise ValueError(f"the embedder backend must be 'onnx' or 'torch', not {backend!r}")
 
 
-_DEFAULT: CachedEmbedder | None = None
+_DEFAULTS: dict[tuple[str, Path | None], CachedEmbedder] = {}
 _DEFAULT_LOCK = threading.Lock()
 
 
-def default_embedder() -> CachedEmbedder:
-    """The process-wide MiniLM embedder, backend chosen by $SKG_EMBEDDER (default onnx)."""
-    global _DEFAULT
+def default_embedder(backend: str = DEFAULT_BACKEND,
+                     cache_dir: Path | None = None) -> CachedEmbedder:
+    """The process-wide cached MiniLM embedder of this backend (one per backend and cache
+    directory: the models are loaded once per process)."""
+    key = (backend.strip().lower(), cache_dir)
     with _DEFAULT_LOCK:
-        if _DEFAULT is None:
-            _DEFAULT = CachedEmbedder(make_embedder())
-        return _DEFAULT
+        if key not in _DEFAULTS:
+            _DEFAULTS[key] = CachedEmbedder(make_embedder(key[0], cache_dir=cache_dir))
+        return _DEFAULTS[key]
 
 
 def cosine(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:

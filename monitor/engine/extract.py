@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from monitor import data
 from monitor.contracts import Modality, Role
 from monitor.engine import cues, lexicon
 from monitor.engine.markdown import Segment, segments
@@ -32,13 +33,10 @@ _VAGUE_SUBJECTS = frozenset(
     {"something", "anything", "everything", "nothing", "someone", "everyone", "anyone",
      "one", "thing", "things", "there", "here", "what", "which", "who", "that"}
 )
-_REPORTING_VERBS = frozenset(
-    {"claim", "say", "believe", "report", "allege", "suggest", "argue", "rumour", "rumor",
-     "insist", "assert", "contend", "think", "feel", "hear", "read"}
-)
-_HYPOTHETICAL_MARKS = frozenset({"if", "unless", "suppose", "supposing", "assuming", "whether",
-                                 "when", "whenever", "once", "until", "before", "after"})
-_HYPOTHETICAL_MODALS = frozenset({"would", "could", "might", "may"})
+# word lists (monitor/data/, with their roles explained there)
+_REPORTING_VERBS = data.words("reporting_verbs.tsv", "frame")
+_HYPOTHETICAL_MARKS = data.words("conditionals.tsv", "mark")
+_HYPOTHETICAL_MODALS = data.words("hedges.tsv", "aux")
 _SCOPE_PREPS = frozenset({"in", "on", "during", "since", "by", "until"})
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -50,7 +48,7 @@ _TIME_SCOPE_WORDS = re.compile(
 )
 _OBJECT_CUT_DEPS = frozenset({"relcl", "acl", "advcl", "punct", "cc", "conj", "appos", "mark"})
 _LABEL_DEPS = frozenset({"compound", "amod", "nummod", "quantmod", "nmod", "npadvmod"})
-_NEG_DETERMINERS = frozenset({"no", "neither", "nor"})
+_NEG_DETERMINERS = data.words("negation.tsv", "determiner")
 _WH_WORDS = frozenset({"what", "when", "where", "which", "who", "whom", "whose", "why", "how"})
 
 

@@ -17,8 +17,9 @@ string (no character offsets, raises on "a dozen"), ``quantulum3`` ships its own
 classifier and unit ontology (slow import, non-canonical units), ``dateparser`` does
 fuzzy, locale- and clock-dependent parsing (non-deterministic w.r.t. "today"). We need
 offsets, deterministic behaviour and contradiction-oriented choices (ambiguity flags),
-so number words, clock times, dates and money are regexes + small tables here; only the
-physical unit *conversion* is delegated to pint.
+so number words, clock times, dates and money are regexes here over small word tables
+(``monitor/data/quantities.toml``); only the physical unit *conversion* is delegated to
+pint.
 
 Representation choices (all documented where they are implemented)
 -------------------------------------------------------------------
@@ -51,9 +52,12 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
+
+from monitor import data
 
 __all__ = ["Quantity", "parse_number", "parse_quantities", "same_value"]
 
@@ -78,20 +82,11 @@ class Quantity:
 
 # --------------------------------------------------------------------------- number words
 
-_SMALL: dict[str, int] = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
-    "eighteen": 18, "nineteen": 19,
-}
-_TENS: dict[str, int] = {
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-    "eighty": 80, "ninety": 90,
-}
-_SCALES: dict[str, int] = {
-    "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000,
-    "trillion": 1_000_000_000_000,
-}
+_TABLES = data.tables("quantities.toml")
+"""The word tables (monitor/data/quantities.toml); the patterns stay here."""
+_SMALL: dict[str, int] = dict(_TABLES["numbers"]["small"])
+_TENS: dict[str, int] = dict(_TABLES["numbers"]["tens"])
+_SCALES: dict[str, int] = dict(_TABLES["numbers"]["scales"])
 _NUMBER_WORDS = frozenset(
     [*_SMALL, *_TENS, *_SCALES, "hundred", "dozen", "couple", "half"]
 )
@@ -248,8 +243,8 @@ def parse_number(text: str) -> float | None:
 _UnitSpec = tuple[str, str, float]
 _UNITS: dict[str, _UnitSpec] = {}
 _UNITS_CS: dict[str, _UnitSpec] = {  # case-sensitive surfaces (bits vs bytes)
-    "Mb": ("megabit", "data", 1.0), "Gb": ("gigabit", "data", 1.0),
-    "Kb": ("kilobit", "data", 1.0), "Tb": ("terabit", "data", 1.0),
+    surface: (pint_unit, dim, float(mult))
+    for surface, (pint_unit, dim, mult) in _TABLES["units_case_sensitive"].items()
 }
 
 
@@ -259,97 +254,19 @@ def _add(pint_unit: str, dim: str, *surfaces: str, mult: float = 1.0) -> None:
         _UNITS[s] = (pint_unit, dim, mult)
 
 
-_add("milligram", "mass", "mg", "milligram", "milligrams", "milligramme", "milligrammes")
-_add("gram", "mass", "g", "gr", "gram", "grams", "gramme", "grammes")
-_add("kilogram", "mass", "kg", "kgs", "kilo", "kilos", "kilogram", "kilograms",
-     "kilogramme", "kilogrammes")
-_add("metric_ton", "mass", "t", "tonne", "tonnes", "metric ton", "metric tons")
-_add("short_ton", "mass", "ton", "tons")
-_add("pound", "mass", "lb", "lbs", "pound", "pounds")
-_add("ounce", "mass", "oz", "ounce", "ounces")
-_add("stone", "mass", "stone", "stones", "st")
-_add("millimeter", "length", "mm", "millimetre", "millimetres", "millimeter", "millimeters")
-_add("centimeter", "length", "cm", "centimetre", "centimetres", "centimeter", "centimeters")
-_add("meter", "length", "m", "metre", "metres", "meter", "meters")
-_add("kilometer", "length", "km", "kms", "kilometre", "kilometres", "kilometer",
-     "kilometers", "klick", "klicks")
-_add("inch", "length", "inch", "inches")
-_add("foot", "length", "ft", "foot", "feet")
-_add("yard", "length", "yd", "yds", "yard", "yards")
-_add("mile", "length", "mi", "mile", "miles")
-_add("milliliter", "volume", "ml", "millilitre", "millilitres", "milliliter", "milliliters")
-_add("centiliter", "volume", "cl", "centilitre", "centilitres", "centiliter", "centiliters")
-_add("liter", "volume", "l", "ltr", "litre", "litres", "liter", "liters")
-_add("gallon", "volume", "gal", "gallon", "gallons")
-_add("pint", "volume", "pint", "pints")
-_add("cup", "volume", "cup", "cups")
-_add("teaspoon", "volume", "tsp", "teaspoon", "teaspoons")
-_add("tablespoon", "volume", "tbsp", "tablespoon", "tablespoons")
-_add("fluid_ounce", "volume", "fl oz", "fluid ounce", "fluid ounces")
-_add("millisecond", "time", "ms", "millisecond", "milliseconds")
-_add("second", "time", "s", "sec", "secs", "second", "seconds")
-_add("minute", "time", "min", "mins", "minute", "minutes")
-_add("hour", "time", "h", "hr", "hrs", "hour", "hours")
-_add("day", "time", "day", "days")
-_add("week", "time", "wk", "wks", "week", "weeks")
-_add("fortnight", "time", "fortnight", "fortnights")
-_add("month", "time", "month", "months")
-_add("year", "time", "yr", "yrs", "year", "years")
-_add("year", "time", "decade", "decades", mult=10.0)
-_add("century", "time", "century", "centuries")
-_add("degree_Celsius", "temperature", "°c", "° c", "ºc", "degrees celsius", "degree celsius",
-     "degrees centigrade", "celsius", "centigrade", "degrees c")
-_add("degree_Fahrenheit", "temperature", "°f", "° f", "ºf", "degrees fahrenheit",
-     "degree fahrenheit", "fahrenheit", "degrees f")
-_add("kelvin", "temperature", "kelvin", "kelvins")
-_add("kilometer_per_hour", "speed", "km/h", "kmh", "kph", "kmph", "kilometres per hour",
-     "kilometers per hour", "km per hour")
-_add("mile_per_hour", "speed", "mph", "miles per hour", "mile per hour")
-_add("meter_per_second", "speed", "m/s", "metres per second", "meters per second")
-_add("knot", "speed", "knot", "knots", "kn")
-_add("byte", "data", "b", "byte", "bytes")
-_add("bit", "data", "bit", "bits")
-_add("kilobyte", "data", "kb", "kilobyte", "kilobytes")
-_add("megabyte", "data", "mb", "megabyte", "megabytes")
-_add("gigabyte", "data", "gb", "gigabyte", "gigabytes", "gig", "gigs")
-_add("terabyte", "data", "tb", "terabyte", "terabytes")
-_add("megabit", "data", "megabit", "megabits")
-_add("gigabit", "data", "gigabit", "gigabits")
-_add("megabit/second", "data_rate", "mbps", "mbit/s", "mb/s")
-_add("gigabit/second", "data_rate", "gbps", "gbit/s", "gb/s")
-_add("meter**2", "area", "m2", "m²", "sqm", "sq m", "square metre", "square metres",
-     "square meter", "square meters")
-_add("foot**2", "area", "sq ft", "sqft", "ft2", "ft²", "square foot", "square feet")
-_add("acre", "area", "acre", "acres")
-_add("hectare", "area", "ha", "hectare", "hectares")
-_add("joule", "energy", "j", "joule", "joules")
-_add("kilojoule", "energy", "kj", "kilojoule", "kilojoules")
-_add("kilocalorie", "energy", "kcal", "kilocalorie", "kilocalories")
-_add("kilowatt_hour", "energy", "kwh", "kilowatt hour", "kilowatt hours", "kilowatt-hours")
-_add("watt", "power", "w", "watt", "watts")
-_add("kilowatt", "power", "kw", "kilowatt", "kilowatts")
+for _unit in _TABLES["units"]:
+    _add(_unit["pint"], _unit["dimension"], *_unit["surfaces"],
+         mult=float(_unit.get("multiplier", 1.0)))
 
 # canonical unit per dimension: (name stored in Quantity.unit, pint target)
 _CANON: dict[str, tuple[str, str]] = {
-    "mass": ("gram", "gram"),
-    "length": ("metre", "meter"),
-    "time": ("second", "second"),
-    "volume": ("litre", "liter"),
-    "temperature": ("kelvin", "kelvin"),
-    "speed": ("metre_per_second", "meter/second"),
-    "data": ("byte", "byte"),
-    "data_rate": ("bit_per_second", "bit/second"),
-    "area": ("square_metre", "meter**2"),
-    "energy": ("joule", "joule"),
-    "power": ("watt", "watt"),
+    dim: (name, target) for dim, (name, target) in _TABLES["canonical"].items()
 }
 
-# A one-letter unit glued to a number is only accepted for these ("5m", "2g", "3h");
-# "1990s" is a decade, not 1990 seconds.
-_GLUE_OK_SINGLE = frozenset({"m", "g", "h", "l", "t", "w", "j"})
-# One-letter units that need a following space-free context: "st" is "1st", "b"/"t"/"j"
-# are too often initials, so only glued ("5b"?) forms are excluded below.
-_NEVER_SPACED = frozenset({"b", "t", "j", "w", "st", "kn", "gr", "ha"})
+# A one-letter unit glued to a number is only accepted for some ("5m", "2g", "3h"), and
+# some units never after a space (the reasons are in the data file).
+_GLUE_OK_SINGLE = frozenset(_TABLES["unit_rules"]["glue_ok_single"])
+_NEVER_SPACED = frozenset(_TABLES["unit_rules"]["never_spaced"])
 
 
 def _unit_alternation(keys: list[str]) -> str:
@@ -366,15 +283,7 @@ _UNIT_RE = re.compile(
     re.IGNORECASE,
 )
 
-_CURRENCY_WORDS: dict[str, str] = {
-    "dollar": "USD", "dollars": "USD", "usd": "USD", "bucks": "USD", "buck": "USD",
-    "euro": "EUR", "euros": "EUR", "eur": "EUR",
-    "gbp": "GBP", "quid": "GBP", "pound sterling": "GBP", "pounds sterling": "GBP",
-    "sterling": "GBP",
-    "yen": "JPY", "jpy": "JPY", "chf": "CHF", "swiss franc": "CHF", "swiss francs": "CHF",
-    "cad": "CAD", "aud": "AUD", "inr": "INR", "rupee": "INR", "rupees": "INR",
-    "€": "EUR", "£": "GBP", "$": "USD", "¥": "JPY",
-}
+_CURRENCY_WORDS: dict[str, str] = dict(_TABLES["currency"]["words"])
 _CURRENCY_WORD_RE = re.compile(
     r"[ \t]*(?P<c>"
     + "|".join(re.escape(k).replace(r"\ ", r"\s+")
@@ -382,9 +291,7 @@ _CURRENCY_WORD_RE = re.compile(
     + r")(?![A-Za-z])",
     re.IGNORECASE,
 )
-_CURRENCY_PREFIX = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY",
-                    "A$": "AUD", "C$": "CAD", "USD": "USD", "EUR": "EUR", "GBP": "GBP",
-                    "JPY": "JPY", "CHF": "CHF", "CAD": "CAD", "AUD": "AUD", "INR": "INR"}
+_CURRENCY_PREFIX: dict[str, str] = dict(_TABLES["currency"]["prefix"])
 _CURRENCY_PREFIX_RE = re.compile(
     r"(?:(?P<sym>US\$|A\$|C\$|\$|€|£|¥)[ \t]?|\b(?P<code>USD|EUR|GBP|JPY|CHF|CAD|AUD|INR)[ \t]?)"
     rf"(?P<neg>-)?(?P<num>{_DIGITS})"
@@ -429,38 +336,10 @@ def _wordset(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-_IRREGULAR_PLURALS = {
-    "people": "person", "persons": "person", "men": "man", "women": "woman",
-    "children": "child", "teeth": "tooth", "geese": "goose", "mice": "mouse",
-    "oxen": "ox", "knives": "knife", "wives": "wife", "lives": "life", "leaves": "leaf",
-    "halves": "half", "wolves": "wolf", "shelves": "shelf", "loaves": "loaf",
-    "thieves": "thief", "tomatoes": "tomato", "potatoes": "potato", "heroes": "hero",
-    "echoes": "echo", "buses": "bus", "criteria": "criterion", "phenomena": "phenomenon",
-    "indices": "index", "series": "series", "species": "species", "news": "news",
-}
-_STOP = _wordset("""
-a an the this that these those there here it its it's i me my we us our you your he him his
-she her they them their who whom whose which what when where why how if then than so but or
-nor and yet not no yes to of in on at for with by from into onto over under after before
-since until till per via vs versus as like about around above below between among through
-during against without within out up down off away back again ago already still now later
-soon just only also too very each every either neither both all any some such other another
-is are was were be been being am will would shall should can could may might must do does
-did done have has had having get gets got make makes made go goes went take took give gave
-more less most least much many few several plus minus times x or etc pm a.m p.m o'clock
-st nd rd th left remaining total altogether overall exactly approximately roughly nearly
-almost over under instead including included includes is-it isn't aren't wasn't don't
-""")
-_ADJ = _wordset("""
-more extra additional other large small big little new old different separate full whole
-single double spare free main young adult senior junior short long hot cold fresh
-""")
-_MONTHS: dict[str, int] = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
-    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
-    "sept": 9, "oct": 10, "nov": 11, "dec": 12,
-}
+_IRREGULAR_PLURALS: dict[str, str] = dict(_TABLES["plurals"])
+_STOP = _wordset(_TABLES["words"]["stop"])
+_ADJ = _wordset(_TABLES["words"]["adjectives"])
+_MONTHS: dict[str, int] = dict(_TABLES["months"])
 
 _NOUN_RE = re.compile(r"(?:[ \t]+|-)(?:(?P<adj>[A-Za-z]+)[ \t]+)?(?P<n>[A-Za-z][A-Za-z']*)\b")
 _OF_RE = re.compile(r"[ \t]+of(?:[ \t]+the)?(?=[ \t])", re.IGNORECASE)
@@ -607,11 +486,7 @@ _RANGE_RE = re.compile(
 _ORDINAL_RE = re.compile(r"(?<![\w.,])(?P<n>\d+)(?P<sfx>st|nd|rd|th)\b", re.IGNORECASE)
 
 # Words that turn the following number into an identifier, not an amount.
-_LABEL_WORDS = _wordset("""
-version v model room page chapter step section gen generation series mark part phase stage
-round episode season track gate platform route exit flight bus line item no number figure
-table level tier apartment suite unit lane highway interstate channel ward bay option
-""")
+_LABEL_WORDS = _wordset(_TABLES["words"]["labels"])
 _PREV_WORD_RE = re.compile(r"(?P<w>[A-Za-z][A-Za-z']*)(?P<sep>[ \t]*-?[ \t]*|[ \t]*#)$")
 
 
@@ -647,7 +522,7 @@ def _is_identifier(text: str, start: int) -> bool:
 
 # --------------------------------------------------------------------------- parser
 
-_AFTER_HOUR_OK = frozenset({"sharp", "tonight", "tomorrow", "today", "tonite", "latest"})
+_AFTER_HOUR_OK = frozenset(_TABLES["words"]["after_hour"])
 _AFTER_HOUR_RE = re.compile(r"[ \t]*(?:-[ \t]*)?(?P<w>[A-Za-z%°$€£]+|[\d.,:/%°]|$)")
 
 
@@ -687,6 +562,10 @@ class _Spans:
 
     def claim(self, start: int, end: int) -> None:
         self._mask[start:end] = b"\x01" * (end - start)
+
+
+_Emit = Callable[..., None]
+"""`emit(start, end, value, unit, dim, ambiguous=False)`: record a quantity, claim its span."""
 
 
 def _ampm_adjust(hour: int, ampm: str | None, part: str | None) -> tuple[int, bool] | None:
@@ -733,17 +612,21 @@ def parse_quantities(text: str) -> list[Quantity]:
     """
     out: list[Quantity] = []
     spans = _Spans(len(text))
-    low = text.lower()
-    # cheap substring prefilters: skip whole regex passes that cannot match (speed)
-    has_rel = any(w in low for w in (" past ", " to ", " after ", " before "))
-    has_frac = "half" in low or "quarter" in low
+    low = text.lower()  # for cheap substring prefilters: skip passes that cannot match
 
     def emit(start: int, end: int, value: float, unit: str, dim: str,
              ambiguous: bool = False) -> None:
         out.append(Quantity(float(value), unit, dim, text[start:end], start, end, ambiguous))
         spans.claim(start, end)
 
-    # -- dates
+    for stage in _STAGES:
+        stage(text, low, spans, emit)
+    out.sort(key=lambda q: q.start)
+    return out
+
+
+def _dates(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """ISO dates, then "March 3[, 2024]" and "3 March [2024]" (no year: ambiguous)."""
     for m in _DATE_ISO_RE.finditer(text):
         try:
             d = date(int(m.group("y")), int(m.group("m")), int(m.group("d")))
@@ -763,7 +646,9 @@ def parse_quantities(text: str) -> list[Quantity]:
                 continue
             emit(s, e, d.toordinal(), "date", "date", ambiguous=y is None)
 
-    # -- clock times
+
+def _clock_digits(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Clock times in digits: "7:30", "07:30" (24-hour), "7.30 pm"."""
     for m in _CLOCK_COLON_RE.finditer(text):
         if not spans.free(m.start(), m.end()):
             continue
@@ -785,6 +670,11 @@ def parse_quantities(text: str) -> list[Quantity]:
         if adj is None or mi > 59:
             continue
         emit(m.start(), m.end(), adj[0] * 60 + mi, "clock", "clock", adj[1])
+
+
+def _clock_relative(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """"half past seven", "quarter to 8", "ten minutes after 3"."""
+    has_rel = any(w in low for w in (" past ", " to ", " after ", " before "))
     for m in _CLOCK_PAST_RE.finditer(text) if has_rel else ():
         s = m.start("mm")
         if not spans.free(s, m.end()):
@@ -807,6 +697,11 @@ def parse_quantities(text: str) -> list[Quantity]:
         if adj is None:
             continue
         emit(s, m.end(), (adj[0] % 24) * 60 + minute, "clock", "clock", adj[1])
+
+
+def _clock_words(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """"7 pm", "7 o'clock", "7 in the evening", "at 7" (where a bare hour may be one),
+    noon and midnight."""
     for rx in (_CLOCK_AMPM_RE, _CLOCK_OCLOCK_RE, _CLOCK_PART_RE):
         for m in rx.finditer(text):
             if not spans.free(m.start(), m.end()):
@@ -833,7 +728,10 @@ def parse_quantities(text: str) -> list[Quantity]:
             minutes = 0 if m.group("w").lower() == "midnight" else 720
             emit(m.start(), m.end(), minutes, "clock", "clock")
 
-    # -- duration idioms
+
+def _duration_idioms(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """"half an hour", "three quarters of an hour", "an hour and a half"."""
+    has_frac = "half" in low or "quarter" in low
     for m in _HALF_AN_RE.finditer(text) if has_frac else ():
         if not spans.free(m.start(), m.end()):
             continue
@@ -847,7 +745,9 @@ def parse_quantities(text: str) -> list[Quantity]:
         v, u = _to_canonical(1.5, _UNITS[m.group("tu").lower()])
         emit(m.start(), m.end(), v, u, "time")
 
-    # -- money with a symbol or ISO code in front
+
+def _money(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Money with a symbol or ISO code in front ("£1,000", "USD 5k", "$2 million")."""
     for m in _CURRENCY_PREFIX_RE.finditer(text):
         if not spans.free(m.start(), m.end()):
             continue
@@ -862,12 +762,16 @@ def parse_quantities(text: str) -> list[Quantity]:
             v = -v
         emit(m.start(), m.end(), v, code, f"currency:{code}")
 
-    # -- ranges are not point values: claim and drop them
+
+def _ranges(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Ranges are not point values: claim their characters and emit nothing."""
     for m in _RANGE_RE.finditer(text):
         if spans.free(m.start(), m.end()):
             spans.claim(m.start(), m.end())
 
-    # -- ordinals
+
+def _ordinals(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """"2nd floor": the ordinal with the noun it numbers."""
     for m in _ORDINAL_RE.finditer(text):
         if not spans.free(m.start(), m.end()):
             continue
@@ -875,7 +779,9 @@ def parse_quantities(text: str) -> list[Quantity]:
         end = noun[1] if noun else m.end()
         emit(m.start(), end, int(m.group("n")), noun[0] if noun else "ordinal", "ordinal")
 
-    # -- generic numbers (digits, then words)
+
+def _numbers(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Generic numbers, digits then words, classified by what follows them."""
     for m in _DIGIT_NUM_RE.finditer(text):
         s, e = m.start(), m.end()
         if not spans.free(s, e) or _is_identifier(text, s):
@@ -898,8 +804,12 @@ def parse_quantities(text: str) -> list[Quantity]:
             continue  # "half the guests" is a proportion, not a number
         _classify(text, s, e, value, False, spans, emit, words=words)
 
-    out.sort(key=lambda q: q.start)
-    return out
+
+_STAGES: tuple[Callable[[str, str, _Spans, _Emit], None], ...] = (
+    _dates, _clock_digits, _clock_relative, _clock_words, _duration_idioms, _money, _ranges,
+    _ordinals, _numbers,
+)
+"""The stages of `parse_quantities`, most specific first."""
 
 
 def _classify(text: str, s: int, e: int, value: float, is_digits: bool, spans: _Spans,

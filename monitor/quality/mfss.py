@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from monitor import data
 from monitor.config import MFSSWeights
 from monitor.contracts import MFSSScore
 from monitor.engine.protocols import Embedder, Judgement, Verifier
@@ -39,10 +40,7 @@ ROUGE_WEIGHTS: dict[str, float] = {"rouge1": 0.3, "rouge2": 0.3, "rougeL": 0.4}
 """ROUGE-L gets the largest share because it rewards the reference's word *order* (longest
 common subsequence) without demanding contiguous bigrams; ROUGE-1 (content recall) and
 ROUGE-2 (local phrasing) share the rest equally, so no single n-gram order dominates."""
-NEGATORS = frozenset(
-    {"not", "no", "never", "nothing", "none", "nobody", "noone", "nor", "neither",
-     "nowhere", "cannot"}
-)
+NEGATORS = data.words("negation.tsv", "negator")
 """Kept as content words in factual consistency although they are stopwords: a negation
 flips a fact ("you will not digest the seeds"), so it is part of what must match."""
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from monitor import data
 from monitor.contracts import (
     Claim,
     ContradictionCertificate,
@@ -30,9 +31,7 @@ Span = tuple[int, int]
 
 # record types the report reads; the other output records (alerts, invalid) are skipped
 _SKIPPED = {"trend_alert", "conflict_alert", "invalid", "dead_letter"}
-_NEGATION_CUES = {"not", "no", "never", "n't", "none", "nobody", "nothing", "neither", "nor",
-                  "without", "cannot", "isn't", "aren't", "doesn't", "don't", "didn't",
-                  "won't", "wasn't", "weren't", "hasn't", "haven't", "can't"}
+_NEGATION_CUES = data.words("negation.tsv", "shown")
 _STOP = {"a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "is", "be",
          "it", "its", "with", "by", "as"}
 _TOKEN = re.compile(r"[0-9]+(?:[.,][0-9]+)*|[A-Za-z]+(?:['’][A-Za-z]+)*")

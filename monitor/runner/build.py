@@ -1,8 +1,19 @@
-"""One place that assembles an engine: config, models and the quality scorers."""
+"""One place that assembles an engine: config, models and the quality scorers.
+
+The embedder's backend and cache directory are parameters of the engine's models, never
+read inside `monitor.engine`: `ModelOptions.from_env` reads SKG_EMBEDDER and SKG_CACHE_DIR
+here, in the shell, for callers (benchmarks, tests) that do not pass them.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
 from monitor.config import EngineConfig
+from monitor.engine.embedder import DEFAULT_BACKEND
 from monitor.engine.extract import Extractor
 from monitor.engine.pipeline import Engine
 from monitor.engine.protocols import Embedder
@@ -10,20 +21,42 @@ from monitor.engine.verifier import Verifier
 from monitor.quality.scorers import QualityScorers
 
 
+@dataclass(frozen=True)
+class ModelOptions:
+    """Which embedder backend runs ("onnx" or "torch") and where its built model file is
+    kept (None: ~/.cache/skg-monitor). Processes that must agree use the same backend."""
+
+    embedder: str = DEFAULT_BACKEND
+    cache_dir: Path | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ModelOptions:
+        env = os.environ if environ is None else environ
+        cache = env.get("SKG_CACHE_DIR")
+        return cls(env.get("SKG_EMBEDDER") or DEFAULT_BACKEND, Path(cache) if cache else None)
+
+
+def build_embedder(models: ModelOptions | None = None) -> Embedder:
+    """The process-wide cached MiniLM embedder of `models` (default: from the environment)."""
+    from monitor.engine.embedder import default_embedder
+
+    models = models or ModelOptions.from_env()
+    return default_embedder(models.embedder, models.cache_dir)
+
+
 def build_engine(
     config: EngineConfig | None = None,
     *,
+    models: ModelOptions | None = None,
     embedder: Embedder | None = None,
     extractor: Extractor | None = None,
     verifier: Verifier | None = None,
 ) -> Engine:
-    """The default engine: packaged MiniLM embeddings, the spaCy rule extractor, the shipped
-    contradiction verifier, MFSS and ConflictScore; pass `embedder`, `extractor` or
-    `verifier` to use others (a fake one in tests)."""
+    """The default engine: packaged MiniLM embeddings (`models`), the spaCy rule extractor,
+    the shipped contradiction verifier, MFSS and ConflictScore; pass `embedder`,
+    `extractor` or `verifier` to use others (a fake one in tests)."""
     if embedder is None:
-        from monitor.engine.embedder import default_embedder
-
-        embedder = default_embedder()
+        embedder = build_embedder(models)
     if extractor is None:
         from monitor.engine.extract import default_extractor
 

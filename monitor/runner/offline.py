@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -28,6 +28,9 @@ from monitor.engine import order
 from monitor.engine.state import ConversationState
 from monitor.formats import LineReader
 from monitor.inputs import InputError, decode_line
+
+if TYPE_CHECKING:
+    from monitor.runner.build import ModelOptions
 
 BATCH = 64
 err = Console(stderr=True)
@@ -84,12 +87,13 @@ def score_events(
     config: EngineConfig,
     progress: bool = False,
     batch: int = BATCH,
+    models: ModelOptions | None = None,
 ) -> list[ScoreRecord]:
     """Score parsed input in order, `batch` events per engine call (the output does not
     depend on it); the same function the tests compare the worker with."""
     from monitor.runner.build import build_engine
 
-    engine = build_engine(config)
+    engine = build_engine(config, models=models)
     states: dict[str, ConversationState] = {}
     out: list[ScoreRecord] = []
     with Progress(console=err, disable=not progress, transient=True) as bar:

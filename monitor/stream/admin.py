@@ -10,8 +10,8 @@ import time
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
-from monitor.stream.security import aiokafka_security_kwargs, topic_configs
-from monitor.stream.settings import StreamSettings
+from monitor.kafka.security import aiokafka_security_kwargs, topic_configs
+from monitor.kafka.settings import StreamSettings
 
 log = logging.getLogger(__name__)
 

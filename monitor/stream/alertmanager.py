@@ -28,6 +28,7 @@ import aiohttp
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge
 
 from monitor.engine.pipeline import TurnOutcome
+from monitor.kafka.settings import StreamSettings
 from monitor.stream.paging import (
     ALERTNAMES,
     Decision,
@@ -36,7 +37,6 @@ from monitor.stream.paging import (
     PagingPolicy,
     PostableAlert,
 )
-from monitor.stream.settings import StreamSettings
 
 log = logging.getLogger(__name__)
 

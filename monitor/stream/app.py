@@ -44,6 +44,8 @@ from monitor.engine import order
 from monitor.engine.pipeline import Engine, TurnOutcome
 from monitor.engine.state import ConversationState
 from monitor.inputs import InputError, decode_message
+from monitor.kafka.security import faust_credentials
+from monitor.kafka.settings import StreamSettings, faust_profile_kwargs
 from monitor.stream import expiry
 from monitor.stream.alertmanager import AlertmanagerHook
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
@@ -53,8 +55,6 @@ from monitor.stream.letters import dead_letter, dead_letter_key
 from monitor.stream.metrics import ActiveConversations, Metrics
 from monitor.stream.recovery import ResettingRecovery, ResettingTableManager
 from monitor.stream.report_view import add_report_page
-from monitor.stream.security import faust_credentials
-from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from monitor.stream.security import aiokafka_security_kwargs
-from monitor.stream.settings import (
+from monitor.kafka.security import aiokafka_security_kwargs
+from monitor.kafka.settings import (
     StreamSettings,
     consumer_profile_kwargs,
     producer_profile_kwargs,

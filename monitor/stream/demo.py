@@ -16,11 +16,11 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
+from monitor.kafka.settings import StreamSettings, consumer_profile_kwargs
 from monitor.stream.admin import ensure_topics_async
 from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import replay
 from monitor.stream.local import LocalWorker
-from monitor.stream.settings import StreamSettings, consumer_profile_kwargs
 
 
 class DemoState:

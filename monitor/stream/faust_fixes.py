@@ -36,7 +36,7 @@ import faust
 from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread, Consumer, Transport
 from faust.types import TP, FutureMessage, Message
 
-from monitor.stream.settings import LOCAL_FETCH_MAX_WAIT_MS
+from monitor.kafka.settings import LOCAL_FETCH_MAX_WAIT_MS
 
 log = logging.getLogger(__name__)
 

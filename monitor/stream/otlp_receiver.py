@@ -33,7 +33,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, generate_latest
 from monitor.client import AsyncTurnClient
 from monitor.formats.otel import is_genai, span_turns
 from monitor.inputs import InputError
-from monitor.stream.settings import StreamSettings
+from monitor.kafka.settings import StreamSettings
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ssl
 from typing import Any
 
-from monitor.stream.settings import StreamSettings
+from monitor.kafka.settings import StreamSettings
 
 
 def uses_tls(settings: StreamSettings) -> bool:

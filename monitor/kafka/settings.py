@@ -64,7 +64,7 @@ class StreamSettings(BaseSettings):
     """endsAt of each post is now + this: an alert nobody re-posts resolves by itself."""
     alert_certificate_hold_s: float = Field(default=3600.0, gt=0)
     alert_queue_size: int = Field(default=1_000, ge=1)
-    # --- production Kafka: TLS and SASL (monitor.stream.security turns these into client
+    # --- production Kafka: TLS and SASL (monitor.kafka.security turns these into client
     # settings); the password only from the environment (SKG_SASL_PASSWORD), never a flag
     security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
     sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] = "PLAIN"

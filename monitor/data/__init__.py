@@ -1,0 +1,48 @@
+"""Language data as files, apart from the code that uses it; one file per list.
+
+A list file (`.txt` or `.tsv`) holds one entry per line; `#` starts a comment line. In a
+`.tsv` file the entry is followed, after a tab, by the roles it plays (space-separated
+tags) and, after another tab, by any further column the file's header describes.
+Consumers that need part of a list ask for the entries with a role, so a word is written
+once however many detectors read it. Pair files (`a/b`, `_` for a space inside a lemma,
+several pairs to a line) hold antonym pairs.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from importlib import resources
+from typing import Any
+
+
+@cache
+def rows(name: str) -> tuple[tuple[str, ...], ...]:
+    """The entries of `monitor/data/<name>` as tuples of their tab-separated columns."""
+    text = (resources.files("monitor") / "data" / name).read_text(encoding="utf-8")
+    return tuple(tuple(line.split("\t")) for line in text.splitlines()
+                 if line.strip() and not line.startswith("#"))
+
+
+@cache
+def tables(name: str) -> dict[str, Any]:
+    """A TOML data file (`monitor/data/<name>`) as nested dicts, in the file's order.
+    Callers must not change what they get: it is shared."""
+    text = (resources.files("monitor") / "data" / name).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def words(name: str, role: str | None = None) -> frozenset[str]:
+    """The entries (first column) of a list, or only those tagged with `role`."""
+    return frozenset(row[0] for row in rows(name)
+                     if role is None or (len(row) > 1 and role in row[1].split()))
+
+
+def pairs(name: str) -> frozenset[frozenset[str]]:
+    """The `a/b` pairs of a pair file, as unordered pairs (`_` read as a space)."""
+    out: set[frozenset[str]] = set()
+    for row in rows(name):
+        for item in row[0].replace(";", " ").split():
+            a, b = item.split("/")
+            out.add(frozenset((a.replace("_", " "), b.replace("_", " "))))
+    return frozenset(out)

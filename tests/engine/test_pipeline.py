@@ -1,0 +1,80 @@
+"""`Engine` on fakes (tests/conftest.py): no model is loaded, so these run in milliseconds.
+
+The real extractor and MiniLM are exercised by the integration tests (test_contradictions,
+test_state_and_cli, ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from monitor.contracts import Document, TurnEvent, dump_record
+from monitor.engine.state import ConversationState
+from monitor.quality.scorers import QualityScorers
+from monitor.runner.build import build_engine
+from tests.conftest import FakeEmbedder, FakeExtractor
+
+
+def _conversation(cid: str = "c", turns: int = 6) -> list[TurnEvent]:
+    events = []
+    for i in range(turns):
+        role = "user" if i % 2 == 0 else "assistant"
+        text = (f"Which museum in Lyon opens on day {i}?" if role == "user"
+                else f"The museum in Lyon opens at {9 + i} on day {i}. It is quiet then.")
+        events.append(TurnEvent(conversation_id=cid, turn_index=i, role=role, text=text))
+    return events
+
+
+def test_one_score_per_assistant_turn_and_byte_identical_again(fake_engine: Any) -> None:
+    events = _conversation()
+    first = fake_engine.process_batch(events, {})
+    again = build_engine(embedder=FakeEmbedder(), extractor=FakeExtractor()).process_batch(
+        events, {})
+    scores = [o.score for o in first if o.score is not None]
+    assert len(scores) == 3
+    assert [dump_record(r) for o in first for r in o.records()] == \
+        [dump_record(r) for o in again for r in o.records()]
+    assert all(s.mfss is not None and s.conflict is None for s in scores)
+
+
+def test_redelivered_turns_are_duplicates_and_change_nothing(fake_engine: Any) -> None:
+    events = _conversation()
+    states: dict[str, ConversationState] = {}
+    fake_engine.process_batch(events, states)
+    before = states["c"].to_bytes()
+    outcomes = fake_engine.process_batch(events[2:4], states)
+    assert all(o.duplicate and o.score is None for o in outcomes)
+    assert states["c"].to_bytes() == before
+
+
+def test_warm_up_keeps_no_state_and_changes_no_score(fake_engine: Any) -> None:
+    events = _conversation()
+    cold = [dump_record(r) for o in fake_engine.process_batch(events, {}) for r in o.records()]
+    fake_engine.warm_up()
+    warm = [dump_record(r) for o in fake_engine.process_batch(events, {}) for r in o.records()]
+    assert cold == warm
+
+
+class _RecordingScorers(QualityScorers):
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def score_mfss(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.calls.append("mfss")
+        return super().score_mfss(*args, **kwargs)
+
+    def score_conflict(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.calls.append("conflict")
+        return super().score_conflict(*args, **kwargs)
+
+
+def test_the_scorers_are_the_ones_passed_in(fake_embedder: FakeEmbedder) -> None:
+    from monitor.config import EngineConfig
+    from monitor.engine.pipeline import Engine
+
+    scorers = _RecordingScorers()
+    engine = Engine(EngineConfig(), fake_embedder, FakeExtractor(), scorers)
+    question, answer = _conversation(turns=2)
+    answer = answer.model_copy(update={"documents": [Document(id="d", text=answer.text)]})
+    [_, outcome] = engine.process_batch([question, answer], {})
+    assert scorers.calls == ["mfss", "conflict"]
+    assert outcome.score is not None and outcome.score.conflict is not None
