@@ -56,6 +56,7 @@ def test_warm_up_keeps_no_state_and_changes_no_score(fake_engine: Any) -> None:
 
 class _RecordingScorers(QualityScorers):
     def __init__(self) -> None:
+        super().__init__(verifier=None)
         self.calls: list[str] = []
 
     def score_mfss(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
