@@ -31,6 +31,7 @@ from monitor.contracts import MFSSScore
 from monitor.engine import claims
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import Extraction, Extractor, Utterance
+from monitor.engine.protocols import Verifier
 from monitor.quality import conflict, mfss
 
 
@@ -75,7 +76,15 @@ def run_truthfulqa_bench(
     extractor: Extractor | None = None,
     weights: MFSSWeights | None = None,
     support_similarity: float = conflict.DEFAULT_SUPPORT_SIMILARITY,
+    verifier: Verifier | None = None,
+    by_meaning: bool = True,
 ) -> dict[str, Any]:
+    """MFSS and ConflictScore on TruthfulQA; `by_meaning` uses the shipped verifier (as the
+    engine does) for factual consistency and the claim labels, else words and rules."""
+    if verifier is None and by_meaning:
+        from monitor.engine.verifier import default_verifier
+
+        verifier = default_verifier()
     if embedder is None:
         from monitor.runner.build import build_embedder
 
@@ -101,6 +110,8 @@ def run_truthfulqa_bench(
     all_texts = list(dict.fromkeys([*texts, *(s for t in texts for s in sentences[t]),
                                     *(q.question for q in questions)]))
     vecs = dict(zip(all_texts, embedder.embed(all_texts), strict=True))
+    pairs = [(q.best, a) for q in questions for a in (*q.correct, *q.incorrect)]
+    judged = dict(zip(pairs, verifier.judge(pairs), strict=True)) if verifier else {}
     parsed = time.perf_counter()
 
     rows: list[tuple[Question, str, int, MFSSScore]] = []
@@ -113,6 +124,7 @@ def run_truthfulqa_bench(
                 score = mfss.mfss_from_parts(
                     answer, q.best, sents, vecs[answer], vecs[q.best],
                     np.stack([vecs[s] for s in sents]), weights, prompt_vec=vecs[q.question],
+                    judgement=judged.get((q.best, answer)),
                 )
                 rows.append((q, answer, label, score))
         claim = claims.AtomicClaim(q.best,
@@ -128,7 +140,7 @@ def run_truthfulqa_bench(
                 for i, a in enumerate(answers)
             ]
             for doc_label in conflict.label_all([claim], evidence, embedder,
-                                                support_similarity)[0]:
+                                                support_similarity, verifier)[0]:
                 conflict_counts[kind][doc_label] += 1
 
     factors = ("total", *mfss.FACTORS)
@@ -202,6 +214,7 @@ def run_truthfulqa_bench(
         "categories": categories,
         "conflict_labels": shares,
         "support_similarity": support_similarity,
+        "by_meaning": verifier.model_id if verifier else None,
         "seconds": {"parse_and_embed": round(parsed - started, 1),
                     "total": round(time.perf_counter() - started, 1)},
     }
