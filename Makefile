@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run demo test lint typecheck pytest schemas bench clean browser-tools report
+.PHONY: install run demo test lint typecheck pytest schemas bench bench-quality clean browser-tools report
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,20 @@ schemas: install
 bench: install
 	$(BIN)/skg-monitor bench engine
 	$(BIN)/skg-monitor bench probe
+
+# every quality benchmark of the contradiction verdicts on the data in ../shared
+# (results in benchmarks/results/; MT-Bench-101's certificates are read by a person and
+# judged in benchmarks/real/judgements.jsonl)
+SHARED ?= ../shared/data
+bench-quality: install
+	$(BIN)/skg-monitor bench verifier $(SHARED)/nli/pairs.jsonl
+	$(BIN)/skg-monitor bench blind
+	$(BIN)/skg-monitor bench blind --split dev
+	$(BIN)/skg-monitor bench probe
+	$(BIN)/skg-monitor bench real $(SHARED)/mtbench101/mtbench101.jsonl
+	$(BIN)/skg-monitor bench pairs $(SHARED)/prosecco/ProSeCCo_final.jsonl
+	$(BIN)/skg-monitor bench truthfulqa $(SHARED)/truthfulqa/TruthfulQA.csv
+	$(BIN)/skg-monitor bench engine --real $(SHARED)/mtbench101/mtbench101.jsonl
 
 clean:
 	rm -rf $(VENV) build *.egg-info
