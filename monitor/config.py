@@ -130,6 +130,10 @@ class EngineConfig(BaseModel):
     """A rule's finding stands only when the verifier's P(contradiction) reaches this."""
     verifier_certificate: float = 0.60
     """A finding of the verifier alone (detector `nli`) needs this P(contradiction)."""
+    verifier_max_nli_per_turn: int = Field(default=1, ge=0)
+    """Findings of the verifier alone kept per answer (the most confident): an answer that
+    contradicts an earlier one usually does so once, and each further pair found beside
+    it is far more often a false alarm than a second contradiction."""
     verifier_page: float = 0.90
     """Combined confidence from which a certificate pages (calibrated on the verifier's
     dev split for contradiction precision >= 0.9; see the model card)."""

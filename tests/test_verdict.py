@@ -99,3 +99,18 @@ def test_nearest_is_deterministic_and_respects_the_floor() -> None:
     new = np.array([[0.6, 0.6, 0.1, 0.0]], dtype=np.float32)
     found = nearest(new, window, vecs, top_k=3, floor=0.5, allowed=lambda i, a: True)
     assert [c.prior.turn for c in found] == [0, 1]
+
+
+def test_the_engine_version_names_the_verifier(fake_embedder: object) -> None:
+    from monitor.engine.pipeline import Engine
+    from monitor.quality.scorers import QualityScorers
+    from tests.conftest import FakeExtractor
+
+    def version(model_id: str) -> str:
+        verifier = ScriptedVerifier()
+        verifier.model_id = model_id
+        return Engine(EngineConfig(), fake_embedder, FakeExtractor(),  # type: ignore[arg-type]
+                      QualityScorers(verifier), verifier).version
+
+    assert version("skg-verifier-aaaaaaaaaaaa") != version("skg-verifier-bbbbbbbbbbbb")
+    assert version("skg-verifier-aaaaaaaaaaaa") == version("skg-verifier-aaaaaaaaaaaa")

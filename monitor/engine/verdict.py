@@ -63,6 +63,7 @@ class VerdictStage:
             out.append((i, replace(finding, confidence=confidence, verdict=verdict), alignment))
         covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in out} | {
             (a, b) for a, b, _ in rule_pairs}
+        alone: list[Scored] = []
         for c in candidates:
             sentence = sentences[c.index]
             found = judged.get((sentence, c.prior.sentence, c.prior.speaker))
@@ -72,9 +73,10 @@ class VerdictStage:
             if found.contradiction < cfg.verifier_certificate:
                 continue
             covered.add((sentence, c.prior.sentence))
-            out.append((-1, _nli_finding(sentence, asserted[c.index][1], turn, c, found),
-                        c.similarity))
-        return out
+            alone.append((-1, _nli_finding(sentence, asserted[c.index][1], turn, c, found),
+                          c.similarity))
+        alone.sort(key=lambda f: -f[1].confidence)  # stable: ties keep candidate order
+        return out + alone[: cfg.verifier_max_nli_per_turn]
 
     def _verdicts(
         self, pairs: list[tuple[str, str, str]], rule_pairs: set[tuple[str, str, str]]
