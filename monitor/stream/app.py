@@ -32,6 +32,7 @@ assistant turn has exactly one distinct score id on the topic.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import time
@@ -367,7 +368,13 @@ class Monitor:
         """
         while True:
             try:
-                await self.handle_batch(events)
+                if not await self.attempt(events):
+                    self.hold_offsets()
+                    log.error("worker stopping while a batch of %d messages was still in "
+                              "flight after %.1f s: cancelled it; no offset is committed "
+                              "from now on, the batch is processed again after the restart",
+                              len(events), self.settings.stop_grace_s)
+                    return
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -389,6 +396,30 @@ class Monitor:
                 continue
             self.failures.succeeded()
             return
+
+    async def attempt(self, events: list[EventT]) -> bool:
+        """One `handle_batch`; False when the worker stopped and the batch, still in flight
+        (a produce to a broker that does not answer, say) `stop_grace_s` later, was
+        cancelled. Cancelling is as safe as a crash at that point (module docstring)."""
+        task = asyncio.ensure_future(self.handle_batch(events))
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=0.25)
+                if done:
+                    task.result()  # its exception, if any
+                    return True
+                if self.stopping():
+                    done, _ = await asyncio.wait({task}, timeout=self.settings.stop_grace_s)
+                    if done:
+                        task.result()
+                        return True
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                    return False
+        finally:
+            if not task.done():  # we were cancelled ourselves
+                task.cancel()
 
     def stopping(self) -> bool:
         return bool(self.app.should_stop)

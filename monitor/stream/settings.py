@@ -41,6 +41,9 @@ class StreamSettings(BaseSettings):
     idle_window_s: float = Field(default=900.0, gt=0)
     live_states: int = Field(default=2_000, ge=0)
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
+    stop_grace_s: float = Field(default=5.0, gt=0)
+    """When the worker stops, how long a batch in flight may take to finish before it is
+    cancelled (its offsets are then not committed: it is processed again after restart)."""
     max_message_bytes: int = Field(default=MAX_MESSAGE_BYTES, ge=1)
     state_ttl_s: float = Field(default=86_400.0, ge=0)
     """A conversation idle this long is summarised and deleted (monitor.stream.expiry);
