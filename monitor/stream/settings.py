@@ -80,6 +80,11 @@ class StreamSettings(BaseSettings):
     ssl_check_hostname: bool = True
     # --- OpenTelemetry out: base URL of an OTLP/HTTP endpoint (e.g. http://collector:4318)
     otlp_endpoint: str | None = None
+    # --- OpenTelemetry in (`skg-monitor otlp-receiver`)
+    otlp_token: SecretStr | None = None
+    """When set, POST /v1/traces requires `Authorization: Bearer <token>` (an exporter's
+    `OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>"`); /metrics and /healthz
+    stay open."""
     # --- topics as `ensure_topics` creates them (partitions/replication_factor above)
     retention_ms: int | None = Field(default=None, ge=-1)
     """retention.ms of turns, outputs and dead letters; None: the broker's default."""
