@@ -93,8 +93,11 @@ def load_json_object(text: str) -> dict[str, Any]:
 
     Every way the standard parser can fail is an InputError: syntax, nesting deep enough
     to exhaust Python's stack (RecursionError), integers of more than 4,300 digits
-    (ValueError), and the non-standard NaN/Infinity it would otherwise accept.
+    (ValueError), and the non-standard NaN/Infinity it would otherwise accept. A leading
+    UTF-8 byte-order mark (as Windows editors write at the start of a file) is not part
+    of the document and is skipped.
     """
+    text = text.removeprefix("\ufeff")
     try:
         data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:

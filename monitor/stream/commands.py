@@ -84,12 +84,21 @@ def worker(
                              sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
                              ssl_cafile=ssl_cafile)
     logging.basicConfig(level=loglevel.upper())
-    ensure_topics(settings, attempts=None)  # waits for a broker that is not there yet
-    engine: Engine = build_engine()
-    from monitor.bench.heavy import warmup_turns
+    from monitor import __version__
+    from monitor.stream.health import StartingHealth
 
-    engine.process_batch(warmup_turns(), {})  # load models (and lazy parts) now
-    monitor = create_monitor(settings, engine)
+    starting = StartingHealth(settings.web_bind, settings.web_port, __version__).start()
+    try:
+        starting.stage = "waiting for the broker"
+        ensure_topics(settings, attempts=None)  # waits for a broker that is not there yet
+        starting.stage = "loading models"
+        engine: Engine = build_engine()
+        from monitor.bench.heavy import warmup_turns
+
+        engine.process_batch(warmup_turns(), {})  # load models (and lazy parts) now
+        monitor = create_monitor(settings, engine)
+    finally:
+        starting.stop()  # Faust binds the port next
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
               f"store {settings.store}, local broker profile "
               f"{'on' if settings.local_broker_profile else 'off'}, alertmanager "
