@@ -130,3 +130,79 @@ def test_unreadable_states_quarantine_their_conversation_only(
     print(f"scored all good turns {took:.1f} s after the replay; SIGTERM -> exit "
           f"{stop_s:.1f} s, rc {rc}")
     assert stop_s < 15, worker.log.read_text()[-3000:]
+
+
+def test_a_broker_that_comes_back_empty_mid_replay_loses_no_score(
+        workers: list[WorkerProcess], tmp_path: Path) -> None:
+    """Issue 21 item 2: replay 600 turns, lose the broker when ~150 are on skg.turns, start
+    an empty one on the same port, replay the file again: every one of the 300 assistant
+    turns is scored once on the new broker (none skipped as a duplicate of a stale state).
+    """
+    import subprocess
+    import sys
+
+    from monitor.stream.broker import free_port, start_broker, stop_process, tansu_path
+    from monitor.stream.clients import end_offsets
+    from monitor.stream.epoch import EXIT_EPOCH_CHANGED
+
+    try:
+        tansu_path()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    events = generate_workload(30, 20, seed=71)
+    path = tmp_path / "turns.jsonl"
+    path.write_bytes(b"\n".join(_lines(events)) + b"\n")
+    assistant = {(e.conversation_id, e.turn_index) for e in events if e.role == "assistant"}
+    assert len(events) == 600 and len(assistant) == 300
+
+    port = free_port()
+    url = f"kafka://127.0.0.1:{port}"
+    first = start_broker(port, tmp_path / "tansu1.log")
+    second = None
+    replayer = None
+    try:
+        worker = WorkerProcess(url, tmp_path / "data", tmp_path / "worker.log").start()
+        workers.append(worker)
+        worker.wait_ready()
+        replayer = subprocess.Popen(
+            [sys.executable, "-m", "monitor.cli", "replay", str(path), "--broker", url,
+             "--local-broker", "--rate", "60"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, cwd=Path(__file__).resolve().parents[1])
+        deadline = time.monotonic() + 120
+        while sum(run(end_offsets(stream_settings(url), "skg.turns")).values()) < 150:
+            assert time.monotonic() < deadline, "the replay did not start"
+            time.sleep(0.2)
+        stop_process(replayer, signal.SIGKILL)  # the producer dies with the broker
+        stop_process(first, signal.SIGKILL)
+        time.sleep(3)
+        second = start_broker(port, tmp_path / "tansu2.log")  # back on the port, empty
+        replay(url, _lines(events))
+
+        restarts = 0
+        deadline = time.monotonic() + 400
+        scores: list[dict[str, Any]] = []
+        while time.monotonic() < deadline:
+            assert worker.proc is not None
+            if worker.proc.poll() is not None:  # stopped on the new epoch: restart it
+                assert worker.proc.returncode == EXIT_EPOCH_CHANGED, \
+                    worker.log.read_text()[-3000:]
+                restarts += 1
+                assert restarts == 1
+                worker.start()
+            scores = consume(url, "skg.scores", until_idle=1.0)
+            if len({r["id"] for r in scores}) >= 300:
+                break
+            time.sleep(2)
+        got = [(r["conversation_id"], r["turn_index"]) for r in scores
+               if r.get("type") == "turn_score"]
+        assert set(got) == assistant, (len(set(got)), worker.log.read_text()[-3000:])
+        assert len({r["id"] for r in scores if r.get("type") == "turn_score"}) == 300
+        worker.wait_ready(timeout=120)
+        assert worker.metric("skg_duplicates_skipped_total") == 0
+        print(f"300/300 scored after the empty broker; worker restarts: {restarts}")
+    finally:
+        if replayer is not None:
+            stop_process(replayer, signal.SIGKILL)
+        stop_process(first, signal.SIGKILL)
+        if second is not None:
+            stop_process(second, signal.SIGKILL)

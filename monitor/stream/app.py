@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import os
 import time
 import weakref
 from collections import OrderedDict
@@ -42,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 import faust
+from aiokafka import errors as kafka_errors
 from faust.streams import _current_event
 from faust.types import EventT
 from faust.web import Request, Response, View
@@ -65,6 +67,12 @@ from monitor.stream.security import faust_credentials
 from monitor.stream.settings import StreamSettings, faust_profile_kwargs
 
 log = logging.getLogger(__name__)
+
+#: produce errors that concern one record (dead-lettered); any other fails the batch
+RECORD_REFUSED: tuple[type[BaseException], ...] = (
+    kafka_errors.MessageSizeTooLargeError, kafka_errors.RecordTooLargeError,
+    kafka_errors.RecordListTooLargeError, kafka_errors.InvalidMessageError,
+    kafka_errors.InvalidTimestampError, kafka_errors.InvalidTopicError)
 
 
 class MonitorApp(faust.App):
@@ -197,6 +205,12 @@ class Monitor:
         self._first_seen: dict[bytes, float] = {}
         ResettingRecovery.on_reset = self._on_state_reset
         self.broker_probe = BrokerProbe(settings.bootstrap, self.metrics)
+        self.broker_epoch: str | None = None
+        """The broker epoch the local tables belong to (monitor.stream.epoch); None: not
+        checked (tests that build a Monitor without `skg-monitor worker`)."""
+        self.epoch_suspect = False
+        """Set when the broker may have been replaced (an outage, a failed batch): the
+        epoch is read again before the next state write."""
         self.app = app = new_faust_app(settings)
         self.evaluations = None
         if settings.otlp_endpoint:  # OpenTelemetry out: see monitor.stream.otel_events
@@ -233,8 +247,12 @@ class Monitor:
         @app.timer(2.0)
         async def refresh_gauges() -> None:
             self.active.refresh(self.owned_partitions())
+            self.gate_commits()
             was_reachable = self.broker_probe.reachable
-            if await self.broker_probe.check() and not was_reachable:
+            reachable = await self.broker_probe.check()
+            if not reachable:
+                self.epoch_suspect = True  # whatever comes back may be another broker
+            elif not was_reachable:
                 await self.broker_back()
 
         @app.timer(settings.state_sweep_s)
@@ -301,10 +319,37 @@ class Monitor:
         created again (existing ones are left alone)."""
         from monitor.stream.admin import ensure_topics_async
 
+        self.epoch_suspect = True
         try:
             await ensure_topics_async(self.settings, attempts=20)
+            await self.verify_epoch()
         except Exception:
             log.exception("could not re-create the topics after the broker came back")
+
+    async def verify_epoch(self) -> None:
+        """Stop at once if the broker is not the one the local tables belong to.
+
+        Raises if the epoch cannot be read (the broker is still away): the caller's batch
+        then fails and is retried. A different epoch means every local table partition
+        holds states of a broker that lost its data: nothing more may be written or
+        committed, so the worker exits (status 3) without committing, and its restart
+        drops the local tables (`monitor.stream.epoch.adopt_epoch`)."""
+        if self.broker_epoch is None:
+            self.epoch_suspect = False
+            return
+        from monitor.stream.epoch import EXIT_EPOCH_CHANGED, broker_epoch
+
+        now = await asyncio.wait_for(broker_epoch(self.settings), 30.0)
+        if now == self.broker_epoch:
+            self.epoch_suspect = False
+            return
+        self.hold_offsets()
+        log.critical("BROKER REPLACED: its epoch is %s, the local tables belong to %s (the "
+                     "broker lost its data). Exiting without committing; the restart "
+                     "drops the local tables and rebuilds them from the broker.", now,
+                     self.broker_epoch)
+        logging.shutdown()
+        os._exit(EXIT_EPOCH_CHANGED)
 
     def _on_state_reset(self, tp: Any, local: int, last: int) -> None:
         self.metrics.state_resets.inc()
@@ -378,6 +423,7 @@ class Monitor:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                self.epoch_suspect = True  # the broker may have gone and come back empty
                 delay = self.failures.failed()
                 log.exception("BATCH FAILED (%d messages, attempt %d); offsets held back, "
                               "retrying in %.1f s", len(events), self.failures.attempt, delay)
@@ -435,6 +481,17 @@ class Monitor:
             await asyncio.sleep(min(step, left))
         return True
 
+    def gate_commits(self) -> None:
+        """No offset is committed while the broker may have been replaced (the offsets of
+        the old broker would skip the new one's records): see monitor.stream.epoch."""
+        try:
+            consumer = self.app.consumer
+        except Exception:
+            return
+        if getattr(consumer, "commit_gate", False) is None:
+            setattr(consumer, "commit_gate",  # noqa: B010  # not on faust's ConsumerT
+                    lambda: not (self.epoch_suspect and self.broker_epoch is not None))
+
     def hold_offsets(self) -> None:
         """Commit no input offset any more in this process (see `SeekSafeConsumer`)."""
         try:
@@ -445,6 +502,7 @@ class Monitor:
             consumer.hold_commits = True
 
     async def handle_batch(self, events: list[EventT]) -> None:
+        probe_changes = self.broker_probe.changes
         valid: list[tuple[EventT, TurnEvent]] = []
         for event in events:
             try:
@@ -499,7 +557,12 @@ class Monitor:
         for (event, _), outcome in zip(produced, produced_outcomes, strict=True):
             self.observe(event, outcome, per_turn, now)
 
-        # state after outputs: see the module docstring
+        # state after outputs: see the module docstring; never for a broker that lost its
+        # data (an outage during or before this batch: check the broker's epoch first)
+        if self.epoch_suspect or self.broker_probe.changes != probe_changes \
+                or not self.broker_probe.reachable:
+            self.epoch_suspect = True
+            await self.verify_epoch()
         last_event: dict[str, EventT] = {t.conversation_id: e for e, t in todo}
         for cid, event in last_event.items():
             state = states[cid]
@@ -684,7 +747,8 @@ class Monitor:
         self, todo: list[tuple[EventT, TurnEvent]], outcomes: list[TurnOutcome]
     ) -> tuple[list[tuple[EventT, TurnEvent]], list[TurnOutcome]]:
         """Produce every turn's records; a turn whose records cannot be serialised or are
-        refused by the broker is dead-lettered with the reason, the others go on.
+        refused by the broker for what it is (too large, invalid) is dead-lettered with the
+        reason, the others go on; any other produce error fails the batch (retried).
 
         Serialising happens first for all turns, so a failure there sends nothing for that
         turn. A produce refused for one record (too large, say) fails that turn only; the
@@ -709,7 +773,9 @@ class Monitor:
         done_items, done_outcomes = [], []
         for (item, outcome), result in zip(kept, sent, strict=True):
             if isinstance(result, BaseException):
-                if isinstance(result, asyncio.CancelledError):
+                if not isinstance(result, RECORD_REFUSED):
+                    # the broker, not this record (UnknownError from a broker that just
+                    # came back, a timeout): fail the batch, which is retried
                     raise result
                 await self.dead_letter(item[0], InputError(
                     "produce_error", f"{type(result).__name__}: {result}"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from typing import Any
 
@@ -57,7 +58,9 @@ def run_memory_bench(turns: int, conversations: int, live_states: int,
         done = start + len(chunk)
         if done // every != (done - len(chunk)) // every or done == len(events):
             samples.append({"turns": done, "rss_mb": round(rss_mb(), 1),
-                            "live_states": len(live._entries)})
+                            "live_states": len(live._entries),
+                            "seconds": round(time.perf_counter() - started, 1)})
+            print(json.dumps(samples[-1]), file=sys.stderr, flush=True)  # progress
     cache = getattr(engine.embedder, "_cache", None)
     return {"turns": len(events), "conversations": conversations,
             "live_states_bound": live_states, "seconds": round(time.perf_counter() - started, 1),

@@ -97,6 +97,12 @@ def worker(
 
         engine.process_batch(warmup_turns(), {})  # load models (and lazy parts) now
         monitor = create_monitor(settings, engine)
+        starting.stage = "checking the broker epoch"
+        from monitor.stream.epoch import startup_epoch
+
+        monitor.broker_epoch, dropped = startup_epoch(settings, Path(monitor.app.conf.tabledir))
+        if dropped:
+            monitor.metrics.state_resets.inc()
     finally:
         starting.stop()  # Faust binds the port next
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "

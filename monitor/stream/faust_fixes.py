@@ -58,6 +58,9 @@ class SeekSafeConsumer(Consumer):
 
     hold_commits: bool = False
     """Set (fix 3): commit nothing more in this process."""
+    commit_gate: Any = None
+    """A callable; while it returns False no offset is committed (the worker sets it to
+    hold commits while the broker may have been replaced: monitor.stream.epoch)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._not_delivering = asyncio.Event()
@@ -67,6 +70,9 @@ class SeekSafeConsumer(Consumer):
     async def _commit(self, offsets: Any) -> bool:
         if self.hold_commits:
             log.warning("offset commit held back (a failed batch at shutdown): %s", offsets)
+            return False
+        if self.commit_gate is not None and not self.commit_gate():
+            log.warning("offset commit held back until the broker's epoch is checked")
             return False
         return bool(await super()._commit(offsets))
 

@@ -28,6 +28,8 @@ class BrokerProbe:
         self.timeout_s = timeout_s
         self.reachable = True
         self.since = time.monotonic()
+        self.changes = 0
+        """How often reachability changed: a batch that saw it change ran across an outage."""
 
     async def _connects(self, host: str, port: str) -> bool:
         try:
@@ -48,6 +50,7 @@ class BrokerProbe:
                 break
         if ok != self.reachable:
             self.reachable, self.since = ok, time.monotonic()
+            self.changes += 1
             if ok:
                 log.warning("broker %s reachable again", self.addresses)
             else:

@@ -102,9 +102,15 @@ class StreamSettings(BaseSettings):
         """host:port list for aiokafka clients, from a faust URL such as kafka://h:p."""
         return ",".join(part.split("://", 1)[-1] for part in self.broker.split(";"))
 
+    @property
+    def epoch_topic(self) -> str:
+        """Holds the broker's epoch id (monitor.stream.epoch)."""
+        return f"{self.app_id}-broker-epoch"
+
     def all_topics(self) -> list[str]:
         return [self.topic_turns, self.topic_scores, self.topic_certificates,
-                self.topic_alerts, self.topic_dead_letter, self.changelog_topic]
+                self.topic_alerts, self.topic_dead_letter, self.changelog_topic,
+                self.epoch_topic]
 
 
 #: consumer fetch wait under the local profile: tansu does not wake waiting fetches, so a
