@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -27,6 +28,37 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return self.reason
+
+
+class InputFileError(Exception):
+    """An input file that cannot be read, said in one line ("input file not found: x")."""
+
+
+def read_input_file(path: str | Path) -> bytes:
+    """The bytes of an input file, or InputFileError naming the file and the problem."""
+    path = Path(path)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputFileError(f"input file not found: {path}") from None
+    except IsADirectoryError:
+        raise InputFileError(f"input file is a directory: {path}") from None
+    except PermissionError:
+        raise InputFileError(f"input file not readable (permission denied): {path}"
+                             ) from None
+    except OSError as exc:
+        raise InputFileError(f"input file not readable: {path}: {exc.strerror or exc}"
+                             ) from None
+
+
+def check_input_file(path: str | Path) -> None:
+    """InputFileError unless the file can be opened for reading (nothing is read)."""
+    try:
+        with Path(path).open("rb"):
+            pass
+    except OSError:
+        read_input_file(path)  # the same one-line reason
+        raise
 
 
 def describe_validation_error(error: ValidationError) -> str:
@@ -61,8 +93,11 @@ def load_json_object(text: str) -> dict[str, Any]:
 
     Every way the standard parser can fail is an InputError: syntax, nesting deep enough
     to exhaust Python's stack (RecursionError), integers of more than 4,300 digits
-    (ValueError), and the non-standard NaN/Infinity it would otherwise accept.
+    (ValueError), and the non-standard NaN/Infinity it would otherwise accept. A leading
+    UTF-8 byte-order mark (as Windows editors write at the start of a file) is not part
+    of the document and is skipped.
     """
+    text = text.removeprefix("\ufeff")
     try:
         data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:

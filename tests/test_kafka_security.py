@@ -151,7 +151,8 @@ def test_topics_are_created_with_partitions_compaction_and_retention(broker: str
     entries = {resource[3]: {e[0]: e[1] for e in resource[4]}
                for response in configs for resource in response.resources}
     assert entries[settings.changelog_topic] == CHANGELOG_CONFIGS  # compacted, kept for ever
+    assert entries[settings.epoch_topic] == CHANGELOG_CONFIGS
     for name in settings.all_topics():
         assert partitions[name] == 3, name
-        if name != settings.changelog_topic:
+        if name not in (settings.changelog_topic, settings.epoch_topic):
             assert entries[name] == {"retention.ms": "3600000"}, name

@@ -23,7 +23,10 @@ def bench_engine(
     """Throughput, latency at turn 10 vs 200, state size at 100 and 1,000 turns, and
     (with --real) throughput on real GPT-4 answers."""
     from monitor.bench.engine import run_engine_bench
+    from monitor.inputs import check_input_file
 
+    if real is not None:
+        check_input_file(real)  # before the minutes of the synthetic part
     write_result("engine", run_engine_bench(conversations, turns, real), output)
 
 

@@ -21,6 +21,7 @@ from monitor.contracts import (
     dump_record,
 )
 from monitor.formats import INPUT_FORMATS
+from monitor.inputs import read_input_file
 from monitor.runner.offline import ScoreRecord, err, parse_lines, score_events
 
 PROGRESS_MIN_LINES = 300
@@ -29,13 +30,8 @@ PROGRESS_MIN_LINES = 300
 def read_lines(source: str) -> list[bytes]:
     """The input's lines as bytes: each line is decoded on its own, so one line that is
     not UTF-8 is one `invalid` record, not the end of the run."""
-    if source == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise typer.BadParameter(f"input file not found: {source}")
-        data = path.read_bytes()
+    # a file that cannot be read: InputFileError, one line and exit 2 (guard_file_errors)
+    data = sys.stdin.buffer.read() if source == "-" else read_input_file(source)
     return [line.removesuffix(b"\r") for line in data.split(b"\n")]
 
 

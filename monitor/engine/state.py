@@ -4,6 +4,17 @@ The stored form is versioned JSON compressed with zlib: plain values only, vecto
 base64 float32 (exact, so a restored conversation continues bit-for-bit as if it had never
 stopped). Node embeddings are not stored: they are a pure function of the node label and
 are recomputed through the embedder's cache on demand.
+
+Reading a stored state fails only with `StateDecodeError`, whose `kind` says what to do:
+
+* `corrupt`: not a state at all (bad zlib, JSON or fields);
+* `unknown_version`: a version this code does not know, e.g. written by a newer release
+  before a rollback: it must not be overwritten, the caller quarantines it;
+* `old_version`: an older version without a migration in `MIGRATIONS`: the caller may
+  start the conversation afresh, loudly (`StateTooOld`).
+
+An older version with a migration is upgraded on read (`MIGRATIONS[v]` turns the plain
+form of version v into that of v + 1), so bumping `STATE_VERSION` means adding a step.
 """
 
 from __future__ import annotations
@@ -11,9 +22,10 @@ from __future__ import annotations
 import base64
 import json
 import zlib
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +47,54 @@ MAX_CERTIFIED = 200
 MAX_STATEMENTS = 60
 TURN_DIGESTS = 64
 """Digests of this many last applied turns are kept (see `monitor.engine.order`)."""
+
+DecodeFailure = Literal["corrupt", "unknown_version", "old_version"]
+
+
+class StateDecodeError(ValueError):
+    """A stored state that cannot be read; `kind` is a bounded metric label."""
+
+    def __init__(self, kind: DecodeFailure, reason: str) -> None:
+        super().__init__(reason)
+        self.kind: DecodeFailure = kind
+        self.reason = reason
+
+
+class StateTooOld(StateDecodeError):
+    """An older STATE_VERSION without a migration: start afresh (and say so)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__("old_version", f"conversation state version {version} is older "
+                         f"than {STATE_VERSION} and has no migration")
+        self.version = version
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 added user topics, certified conflict keys and amount statements."""
+    return {**data, "v": 2, "user_topics": data.get("user_topics", []),
+            "certified": data.get("certified", []),
+            "statements": data.get("statements", [])}
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+"""version v -> the function from the plain form of v to that of v + 1."""
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """The plain form of any readable version as the current version, or StateDecodeError."""
+    version = data.get("v")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise StateDecodeError("corrupt", f"conversation state has no version ({version!r})")
+    if version > STATE_VERSION:
+        raise StateDecodeError("unknown_version", f"unsupported conversation state version "
+                               f"{version} (this release reads up to {STATE_VERSION})")
+    while version < STATE_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise StateTooOld(version)
+        data = step(data)
+        version = data["v"]
+    return data
 
 
 def _vec_out(vec: npt.NDArray[np.float32] | None) -> str | None:
@@ -189,9 +249,20 @@ class ConversationState:
 
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> ConversationState:
-        version = data.get("v")
-        if version != STATE_VERSION:
-            raise ValueError(f"unsupported conversation state version {version!r}")
+        """The state of a plain form of any readable version (migrated), or
+        StateDecodeError (and nothing else)."""
+        if not isinstance(data, dict):
+            raise StateDecodeError("corrupt", f"conversation state is a "
+                                   f"{type(data).__name__}, not an object")
+        data = migrate(data)
+        try:
+            return cls._from_current(data)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise StateDecodeError("corrupt", f"conversation state does not decode: "
+                                   f"{type(exc).__name__}: {exc}"[:500]) from exc
+
+    @classmethod
+    def _from_current(cls, data: dict[str, Any]) -> ConversationState:
         turns, assistant_turns, certificates, gaps = data["counts"]
         s_local, s_cons, s_logic, s_quality = data["sums"]
         return cls(
@@ -227,4 +298,11 @@ class ConversationState:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> ConversationState:
-        return cls.from_plain(json.loads(zlib.decompress(data).decode("utf-8")))
+        """The stored form back (any readable version), or StateDecodeError."""
+        try:
+            plain = json.loads(zlib.decompress(data).decode("utf-8"))
+        except (zlib.error, UnicodeDecodeError, ValueError, RecursionError,
+                TypeError) as exc:
+            raise StateDecodeError("corrupt", f"conversation state does not decode: "
+                                   f"{type(exc).__name__}: {exc}"[:500]) from exc
+        return cls.from_plain(plain)

@@ -7,19 +7,17 @@ and file parts are skipped). Assistant `tool_calls` (and the legacy `function_ca
 the tool names; `tool` / `function` messages are tool results. Other top-level keys of a
 request body (`model`, `tools`, `temperature`, ...) are ignored, so a logged request with a
 `conversation_id` added is valid input; an optional `metadata` object is copied into every
-turn. How messages become turns: `monitor.formats.messages`.
+turn. How messages become turns: `monitor.formats.messages`. Every field read is
+type-checked (`monitor.formats.models`): a malformed message makes its line one `invalid`
+record, never a crash.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from monitor.contracts import TurnEvent
 from monitor.formats.messages import ChatMessage, join_text, turn_events
+from monitor.formats.models import OpenAIMessage, OpenAIRecord, read_model
 from monitor.inputs import InputError
-
-TEXT_PART_TYPES = {"text": "text", "input_text": "text", "output_text": "text",
-                   "refusal": "refusal"}
 
 
 def is_openai_record(data: object) -> bool:
@@ -30,65 +28,29 @@ def is_openai_record(data: object) -> bool:
 
 def content_text(content: object, where: str) -> str:
     """The text of a `content` value: a string, null, or a list of parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        raise InputError("schema", f"{where}.content: expected a string, null or a list of "
-                         f"parts, got {type(content).__name__}")
-    texts: list[str] = []
-    for i, part in enumerate(content):
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, dict):
-            key = TEXT_PART_TYPES.get(str(part.get("type", "text")))
-            value = part.get(key) if key else None
-            if isinstance(value, str):
-                texts.append(value)
-        else:
-            raise InputError("schema", f"{where}.content[{i}]: expected an object, got "
-                             f"{type(part).__name__}")
-    return join_text(texts)
+    message = read_model(OpenAIMessage, {"role": "user", "content": content}, where)
+    return join_text(message.texts())
 
 
-def tool_names(message: dict[str, Any]) -> tuple[str, ...]:
-    names = []
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            names.append(function["name"])
-    legacy = message.get("function_call")
-    if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
-        names.append(legacy["name"])
-    return tuple(names)
-
-
-def chat_message(message: object, position: int) -> ChatMessage:
-    where = f"messages[{position}]"
-    if not isinstance(message, dict):
-        raise InputError("schema", f"{where}: expected an object, got {type(message).__name__}")
-    role = message.get("role")
-    if not isinstance(role, str):
-        raise InputError("schema", f"{where}.role: field required (a string)")
-    call_id = message.get("tool_call_id") or message.get("name")
-    return ChatMessage(role=role, text=content_text(message.get("content"), where),
-                       tool_calls=tool_names(message),
-                       tool_call_id=call_id if isinstance(call_id, str) else None)
+def chat_message(message: object, position: int, where: str | None = None,
+                 kind: str = "schema") -> ChatMessage:
+    """One OpenAI message, type-checked (`monitor.formats.models.OpenAIMessage`)."""
+    typed = read_model(OpenAIMessage, message, where or f"messages[{position}]", kind)
+    call_id = typed.tool_call_id or typed.name
+    return ChatMessage(role=typed.role, text=join_text(typed.texts()),
+                       tool_calls=typed.tool_names(), tool_call_id=call_id)
 
 
 def openai_events(data: object) -> list[TurnEvent]:
-    """Every turn of one OpenAI-format record, or InputError naming what is wrong."""
-    if not isinstance(data, dict):
-        raise InputError("schema", f"expected a JSON object, got {type(data).__name__}")
-    cid = data.get("conversation_id")
-    if not isinstance(cid, str) or not 1 <= len(cid) <= 256:
-        raise InputError("schema", "conversation_id: field required (a string of 1 to 256 "
-                         "characters)")
-    messages = data.get("messages")
-    if not isinstance(messages, list):
-        raise InputError("schema", "messages: field required (a list of messages)")
-    metadata = data.get("metadata")
-    if metadata is not None and not isinstance(metadata, dict):
-        raise InputError("schema", "metadata: expected an object")
-    return turn_events(cid, [chat_message(m, i) for i, m in enumerate(messages)], metadata)
+    """Every turn of one OpenAI-format record, or InputError naming what is wrong (and
+    nothing else: a reader bug is an InputError too, so one line never ends a file)."""
+    try:
+        record = read_model(OpenAIRecord, data)
+        return turn_events(record.conversation_id,
+                           [chat_message(m, i) for i, m in enumerate(record.messages)],
+                           record.metadata)
+    except InputError:
+        raise
+    except Exception as exc:  # pragma: no cover - a bug; still one invalid record
+        raise InputError("schema", f"unreadable OpenAI record: {type(exc).__name__}: "
+                         f"{exc}"[:500]) from exc

@@ -33,6 +33,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
 from monitor.contracts import TurnEvent
 from monitor.formats.messages import ChatMessage, join_text, turn_events
+from monitor.formats.models import GenAIMessage, read_model
 from monitor.formats.openai import chat_message
 from monitor.inputs import InputError
 
@@ -75,38 +76,36 @@ def _json(value: Any, what: str) -> Any:
     if isinstance(value, str | bytes):
         try:
             return json.loads(value)
-        except ValueError as exc:
-            raise InputError("bad_messages", f"{what} is not JSON: {exc}") from exc
+        except (ValueError, RecursionError) as exc:
+            raise InputError("bad_messages", f"{what} is not JSON: {exc}"[:500]) from exc
     return value
 
 
 def _text(value: Any) -> str:
     if value is None:
         return ""
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True,
+                                                           default=str)
 
 
 def semconv_message(message: Any, position: int, where: str) -> ChatMessage:
-    """One message of gen_ai.input/output.messages (parts) or in OpenAI shape."""
+    """One message of gen_ai.input/output.messages (parts) or in OpenAI shape, typed
+    (`monitor.formats.models.GenAIMessage` / `OpenAIMessage`)."""
     if not isinstance(message, Mapping) or "parts" not in message:
-        return chat_message(message, position)
-    role = message.get("role")
-    if not isinstance(role, str):
-        raise InputError("bad_messages", f"{where}.role: field required (a string)")
+        return chat_message(message, position, where)
+    typed = read_model(GenAIMessage, dict(message), where, "bad_messages")
+    role = typed.role
     texts: list[str] = []
     calls: list[str] = []
     call_id: str | None = None
-    for part in message.get("parts") or []:
-        if not isinstance(part, Mapping):
-            continue
-        kind = part.get("type")
-        if kind == "text":
-            texts.append(_text(part.get("content")))
-        elif kind == "tool_call" and isinstance(part.get("name"), str):
-            calls.append(part["name"])
-        elif kind == "tool_call_response":
-            texts.append(_text(part.get("response")))
-            call_id = part.get("id") if isinstance(part.get("id"), str) else call_id
+    for part in typed.parts or ():
+        if part.type == "text":
+            texts.append(_text(part.content))
+        elif part.type == "tool_call" and part.name is not None:
+            calls.append(part.name)
+        elif part.type == "tool_call_response":
+            texts.append(_text(part.response))
+            call_id = part.id if part.id is not None else call_id
     if call_id is not None and role != "tool":
         role = "tool"
     return ChatMessage(role=role, text=join_text(texts), tool_calls=tuple(calls),
@@ -178,6 +177,9 @@ def span_turns(span: Span) -> SpanTurns:
     except InputError as exc:
         return SpanTurns([], exc.kind if exc.kind == "bad_messages" else "invalid_turn",
                          f"span {span.name!r}: {exc}")
+    except Exception as exc:  # a reader bug drops this span only, with its reason
+        return SpanTurns([], "bad_messages", f"span {span.name!r}: unreadable: "
+                         f"{type(exc).__name__}: {exc}"[:500])
     if not turns:
         return SpanTurns([], "no_content", f"span {span.name!r} of conversation {cid!r} "
                          "has no message text (content capture off?)")

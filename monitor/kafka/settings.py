@@ -41,6 +41,9 @@ class StreamSettings(BaseSettings):
     idle_window_s: float = Field(default=900.0, gt=0)
     live_states: int = Field(default=2_000, ge=0)
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
+    stop_grace_s: float = Field(default=5.0, gt=0)
+    """When the worker stops, how long a batch in flight may take to finish before it is
+    cancelled (its offsets are then not committed: it is processed again after restart)."""
     max_message_bytes: int = Field(default=MAX_MESSAGE_BYTES, ge=1)
     state_ttl_s: float = Field(default=86_400.0, ge=0)
     """A conversation idle this long is summarised and deleted (monitor.stream.expiry);
@@ -77,6 +80,11 @@ class StreamSettings(BaseSettings):
     ssl_check_hostname: bool = True
     # --- OpenTelemetry out: base URL of an OTLP/HTTP endpoint (e.g. http://collector:4318)
     otlp_endpoint: str | None = None
+    # --- OpenTelemetry in (`skg-monitor otlp-receiver`)
+    otlp_token: SecretStr | None = None
+    """When set, POST /v1/traces requires `Authorization: Bearer <token>` (an exporter's
+    `OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>"`); /metrics and /healthz
+    stay open."""
     # --- topics as `ensure_topics` creates them (partitions/replication_factor above)
     retention_ms: int | None = Field(default=None, ge=-1)
     """retention.ms of turns, outputs and dead letters; None: the broker's default."""
@@ -94,9 +102,15 @@ class StreamSettings(BaseSettings):
         """host:port list for aiokafka clients, from a faust URL such as kafka://h:p."""
         return ",".join(part.split("://", 1)[-1] for part in self.broker.split(";"))
 
+    @property
+    def epoch_topic(self) -> str:
+        """Holds the broker's epoch id (monitor.stream.epoch)."""
+        return f"{self.app_id}-broker-epoch"
+
     def all_topics(self) -> list[str]:
         return [self.topic_turns, self.topic_scores, self.topic_certificates,
-                self.topic_alerts, self.topic_dead_letter, self.changelog_topic]
+                self.topic_alerts, self.topic_dead_letter, self.changelog_topic,
+                self.epoch_topic]
 
 
 #: consumer fetch wait under the local profile: tansu does not wake waiting fetches, so a

@@ -25,8 +25,9 @@ CHANGELOG_CONFIGS = {"cleanup.policy": "compact", "retention.ms": "-1",
 
 
 def new_topic(settings: StreamSettings, name: str) -> NewTopic:
-    """The topic as the monitor creates it (the changelog compacted)."""
-    configs = (CHANGELOG_CONFIGS if name == settings.changelog_topic
+    """The topic as the monitor creates it (the changelog and the broker epoch compacted
+    and kept for ever)."""
+    configs = (CHANGELOG_CONFIGS if name in (settings.changelog_topic, settings.epoch_topic)
                else topic_configs(settings, name))
     return NewTopic(name=name, num_partitions=settings.partitions,
                     replication_factor=settings.replication_factor,

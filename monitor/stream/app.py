@@ -13,6 +13,13 @@ Per micro-batch (`stream.take_events`):
    can return early);
 6. the batch's offsets are acked when the handler returns, and committed later.
 
+A stored state that cannot be read (`StateDecodeError`: garbage, or a STATE_VERSION this
+release does not know) is that conversation's problem only: its turns are dead-lettered
+(`state_unreadable`) and it is quarantined (`Quarantine`) until an operator resets it
+(`POST /conversations/{id}/reset`) or a release that reads it takes over; every other
+conversation of the batch goes on. An older version without a migration is reset loudly
+(ERROR log, `skg_state_decode_failures_total{kind="old_version"}`) and starts afresh.
+
 Why outputs before state: a crash after 4 and before 5 leaves the old state, so the turn is
 reprocessed from the same state and yields byte-identical records with the same ids (a
 consumer dedupes them by id). A crash after 5 and before 6 makes the redelivered turn a
@@ -25,7 +32,10 @@ assistant turn has exactly one distinct score id on the topic.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import logging
+import os
 import time
 import weakref
 from collections import OrderedDict
@@ -33,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 import faust
+from aiokafka import errors as kafka_errors
 from faust.streams import _current_event
 from faust.types import EventT
 from faust.web import Request, Response, View
@@ -42,7 +53,7 @@ from monitor import __version__
 from monitor.contracts import TurnEvent, content_id, dump_record
 from monitor.engine import order
 from monitor.engine.pipeline import Engine, TurnOutcome
-from monitor.engine.state import ConversationState
+from monitor.engine.state import ConversationState, StateDecodeError, StateTooOld
 from monitor.inputs import InputError, decode_message
 from monitor.kafka.security import faust_credentials
 from monitor.kafka.settings import StreamSettings, faust_profile_kwargs
@@ -57,6 +68,12 @@ from monitor.stream.recovery import ResettingRecovery, ResettingTableManager
 from monitor.stream.report_view import add_report_page
 
 log = logging.getLogger(__name__)
+
+#: produce errors that concern one record (dead-lettered); any other fails the batch
+RECORD_REFUSED: tuple[type[BaseException], ...] = (
+    kafka_errors.MessageSizeTooLargeError, kafka_errors.RecordTooLargeError,
+    kafka_errors.RecordListTooLargeError, kafka_errors.InvalidMessageError,
+    kafka_errors.InvalidTimestampError, kafka_errors.InvalidTopicError)
 
 
 class MonitorApp(faust.App):
@@ -129,6 +146,48 @@ class LiveStates:
             self._entries.popitem(last=False)
 
 
+class Quarantine:
+    """Conversations whose stored state cannot be read, remembered by the stored bytes.
+
+    The marker is the unreadable value itself, left in the table as it is (an operator may
+    still migrate it); this remembers its digest and why it failed, so later turns follow
+    suit without decoding it again, and forgets an entry as soon as the table holds other
+    bytes for the conversation (reset, migrated, or expired). Bounded like LiveStates.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = max(1, capacity)
+        self._entries: OrderedDict[str, tuple[bytes, StateDecodeError]] = OrderedDict()
+
+    @staticmethod
+    def _digest(stored: bytes) -> bytes:
+        return hashlib.sha256(stored).digest()
+
+    def get(self, cid: str, stored: bytes) -> StateDecodeError | None:
+        entry = self._entries.get(cid)
+        if entry is None:
+            return None
+        if entry[0] != self._digest(stored):
+            del self._entries[cid]
+            return None
+        return entry[1]
+
+    def add(self, cid: str, stored: bytes, error: StateDecodeError) -> None:
+        self._entries[cid] = (self._digest(stored), error)
+        self._entries.move_to_end(cid)
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+
+    def drop(self, cid: str) -> None:
+        self._entries.pop(cid, None)
+
+    def __contains__(self, cid: object) -> bool:
+        return cid in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 class Monitor:
     """The worker: app, topics, table, agent, views and metrics around one Engine."""
 
@@ -141,11 +200,18 @@ class Monitor:
         self.active = ActiveConversations(self.metrics, settings.idle_window_s)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
         self.live = LiveStates(settings.live_states)
+        self.quarantine = Quarantine(max(1_000, settings.live_states))
         self.pager = AlertmanagerHook.from_settings(settings)  # None: paging is off
         self.failures = BatchFailures(self.metrics)
         self._first_seen: dict[bytes, float] = {}
         ResettingRecovery.on_reset = self._on_state_reset
         self.broker_probe = BrokerProbe(settings.bootstrap, self.metrics)
+        self.broker_epoch: str | None = None
+        """The broker epoch the local tables belong to (monitor.stream.epoch); None: not
+        checked (tests that build a Monitor without `skg-monitor worker`)."""
+        self.epoch_suspect = False
+        """Set when the broker may have been replaced (an outage, a failed batch): the
+        epoch is read again before the next state write."""
         self.app = app = new_faust_app(settings)
         self.evaluations = None
         if settings.otlp_endpoint:  # OpenTelemetry out: see monitor.stream.otel_events
@@ -182,8 +248,12 @@ class Monitor:
         @app.timer(2.0)
         async def refresh_gauges() -> None:
             self.active.refresh(self.owned_partitions())
+            self.gate_commits()
             was_reachable = self.broker_probe.reachable
-            if await self.broker_probe.check() and not was_reachable:
+            reachable = await self.broker_probe.check()
+            if not reachable:
+                self.epoch_suspect = True  # whatever comes back may be another broker
+            elif not was_reachable:
                 await self.broker_back()
 
         @app.timer(settings.state_sweep_s)
@@ -209,11 +279,32 @@ class Monitor:
         @app.table_route(table=table, match_info="conversation_id")
         async def conversation(web: View, request: Request,
                                conversation_id: str) -> Response:
-            state = self.stored_state(conversation_id)
+            try:
+                state = self.stored_state(conversation_id)
+            except StateDecodeError as exc:
+                return web.json(self.unreadable_view(conversation_id, exc), status=409)
             if state is None:
                 return web.json({"error": "unknown conversation",
                                  "conversation_id": conversation_id}, status=404)
             return web.json(self.conversation_view(state))
+
+        reset_token = settings.api_token
+
+        @app.page("/conversations/{conversation_id}/reset")
+        class ResetConversation(View):
+            """POST: delete a conversation's stored state (the way out of a quarantine).
+            Destructive, so it needs SKG_API_TOKEN configured and sent as a bearer token."""
+
+            @require_token(reset_token)
+            @app.table_route(table=table, match_info="conversation_id")
+            async def post(web: View, request: Request,  # self is the View
+                           conversation_id: str) -> Response:
+                if reset_token is None or not reset_token.get_secret_value():
+                    return web.json({"error": "reset needs SKG_API_TOKEN to be set"},
+                                     status=403)
+                existed = await self.reset_conversation(conversation_id)
+                return web.json({"conversation_id": conversation_id, "reset": existed},
+                                status=200 if existed else 404)
 
         self.agent = score_turns
         if self.pager is not None:
@@ -229,10 +320,37 @@ class Monitor:
         created again (existing ones are left alone)."""
         from monitor.stream.admin import ensure_topics_async
 
+        self.epoch_suspect = True
         try:
             await ensure_topics_async(self.settings, attempts=20)
+            await self.verify_epoch()
         except Exception:
             log.exception("could not re-create the topics after the broker came back")
+
+    async def verify_epoch(self) -> None:
+        """Stop at once if the broker is not the one the local tables belong to.
+
+        Raises if the epoch cannot be read (the broker is still away): the caller's batch
+        then fails and is retried. A different epoch means every local table partition
+        holds states of a broker that lost its data: nothing more may be written or
+        committed, so the worker exits (status 3) without committing, and its restart
+        drops the local tables (`monitor.stream.epoch.adopt_epoch`)."""
+        if self.broker_epoch is None:
+            self.epoch_suspect = False
+            return
+        from monitor.stream.epoch import EXIT_EPOCH_CHANGED, broker_epoch
+
+        now = await asyncio.wait_for(broker_epoch(self.settings), 30.0)
+        if now == self.broker_epoch:
+            self.epoch_suspect = False
+            return
+        self.hold_offsets()
+        log.critical("BROKER REPLACED: its epoch is %s, the local tables belong to %s (the "
+                     "broker lost its data). Exiting without committing; the restart "
+                     "drops the local tables and rebuilds them from the broker.", now,
+                     self.broker_epoch)
+        logging.shutdown()
+        os._exit(EXIT_EPOCH_CHANGED)
 
     def _on_state_reset(self, tp: Any, local: int, last: int) -> None:
         self.metrics.state_resets.inc()
@@ -259,9 +377,18 @@ class Monitor:
                 and not self.failures.failing and self.broker_probe.reachable)
 
     def stored_state(self, conversation_id: str) -> ConversationState | None:
-        """The conversation's state as this worker's table holds it (None: unknown)."""
+        """The conversation's state as this worker's table holds it (None: unknown);
+        StateDecodeError when it cannot be read (the conversation is quarantined)."""
         raw = self.table.get(conversation_id.encode("utf-8"))
         return None if raw is None else ConversationState.from_bytes(expiry.unpack(raw)[0])
+
+    @staticmethod
+    def unreadable_view(conversation_id: str, exc: StateDecodeError) -> dict[str, Any]:
+        """The 409 body of a quarantined conversation's views: what is wrong, what to do."""
+        return {"error": "conversation state unreadable", "conversation_id": conversation_id,
+                "kind": exc.kind, "reason": exc.reason, "quarantined": True,
+                "action": f"POST /conversations/{conversation_id}/reset drops the state "
+                          "(the conversation starts afresh), or run a release that reads it"}
 
     def conversation_view(self, state: ConversationState) -> dict[str, Any]:
         summary = self.engine.summary(state)
@@ -274,23 +401,39 @@ class Monitor:
     async def handle_until_done(self, events: list[EventT]) -> None:
         """`handle_batch`, retried with back-off until it succeeds.
 
-        Everything one message can break is caught inside `handle_batch`; what is left
-        (the broker gone, the store failing) concerns the whole batch. Returning would
-        acknowledge the batch and let its offsets be committed unprocessed; raising would
-        crash the agent, which Faust restarts, with the same effect. So the batch is
-        retried (idempotence makes the retry's outputs identical), the worker is not ready
-        meanwhile, and a retry stops only when this worker no longer owns the partitions.
+        Everything one message or one conversation's state can break is caught inside
+        `handle_batch`; what is left (the broker gone, the store failing) concerns the
+        whole batch. Returning would acknowledge the batch and let its offsets be committed
+        unprocessed; raising would crash the agent, which Faust restarts, with the same
+        effect. So the batch is retried (idempotence makes the retry's outputs identical),
+        the worker is not ready meanwhile, and a retry stops only when this worker no
+        longer owns the partitions, or when the worker is stopping: then no offset is
+        committed any more (`hold_offsets`) and the handler returns, so that Faust's
+        shutdown, which waits for the batch, ends within its timeout; the batch is
+        processed again by whoever owns its partitions next.
         """
         while True:
             try:
-                await self.handle_batch(events)
+                if not await self.attempt(events):
+                    self.hold_offsets()
+                    log.error("worker stopping while a batch of %d messages was still in "
+                              "flight after %.1f s: cancelled it; no offset is committed "
+                              "from now on, the batch is processed again after the restart",
+                              len(events), self.settings.stop_grace_s)
+                    return
             except asyncio.CancelledError:
                 raise
             except Exception:
+                self.epoch_suspect = True  # the broker may have gone and come back empty
                 delay = self.failures.failed()
                 log.exception("BATCH FAILED (%d messages, attempt %d); offsets held back, "
                               "retrying in %.1f s", len(events), self.failures.attempt, delay)
-                await asyncio.sleep(delay)
+                if await self.stopping_within(delay):
+                    self.hold_offsets()
+                    log.error("worker stopping with a failed batch of %d messages: no "
+                              "offset is committed from now on, the batch is processed "
+                              "again after the restart", len(events))
+                    return
                 owned = self.owned_partitions() or set()
                 if not any(e.message.partition in owned for e in events):
                     log.warning("partitions of the failed batch were revoked; its new owner "
@@ -301,7 +444,66 @@ class Monitor:
             self.failures.succeeded()
             return
 
+    async def attempt(self, events: list[EventT]) -> bool:
+        """One `handle_batch`; False when the worker stopped and the batch, still in flight
+        (a produce to a broker that does not answer, say) `stop_grace_s` later, was
+        cancelled. Cancelling is as safe as a crash at that point (module docstring)."""
+        task = asyncio.ensure_future(self.handle_batch(events))
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=0.25)
+                if done:
+                    task.result()  # its exception, if any
+                    return True
+                if self.stopping():
+                    done, _ = await asyncio.wait({task}, timeout=self.settings.stop_grace_s)
+                    if done:
+                        task.result()
+                        return True
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+                    return False
+        finally:
+            if not task.done():  # we were cancelled ourselves
+                task.cancel()
+
+    def stopping(self) -> bool:
+        return bool(self.app.should_stop)
+
+    async def stopping_within(self, seconds: float, step: float = 0.2) -> bool:
+        """Sleep up to `seconds`, waking early (True) when the worker starts stopping."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while not self.stopping():
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            await asyncio.sleep(min(step, left))
+        return True
+
+    def gate_commits(self) -> None:
+        """No offset is committed while the broker may have been replaced (the offsets of
+        the old broker would skip the new one's records): see monitor.stream.epoch."""
+        try:
+            consumer = self.app.consumer
+        except Exception:
+            return
+        if getattr(consumer, "commit_gate", False) is None:
+            setattr(consumer, "commit_gate",  # noqa: B010  # not on faust's ConsumerT
+                    lambda: not (self.epoch_suspect and self.broker_epoch is not None))
+
+    def hold_offsets(self) -> None:
+        """Commit no input offset any more in this process (see `SeekSafeConsumer`)."""
+        try:
+            consumer = self.app.consumer
+        except Exception:  # never built: nothing to commit either
+            return
+        if hasattr(consumer, "hold_commits"):
+            consumer.hold_commits = True
+
     async def handle_batch(self, events: list[EventT]) -> None:
+        probe_changes = self.broker_probe.changes
         valid: list[tuple[EventT, TurnEvent]] = []
         for event in events:
             try:
@@ -315,7 +517,11 @@ class Monitor:
         if not valid:
             return
 
-        states = self.load_states([t for _, t in valid])
+        states, unreadable = self.read_states([t for _, t in valid])
+        if unreadable:
+            valid = await self.quarantined_turns(valid, unreadable)
+            if not valid:
+                return
         verdicts = order.classify([t for _, t in valid], states)
         self.metrics.duplicates.inc(sum(v == "duplicate" for v, _ in verdicts))
         todo = []
@@ -352,7 +558,12 @@ class Monitor:
         for (event, _), outcome in zip(produced, produced_outcomes, strict=True):
             self.observe(event, outcome, per_turn, now)
 
-        # state after outputs: see the module docstring
+        # state after outputs: see the module docstring; never for a broker that lost its
+        # data (an outage during or before this batch: check the broker's epoch first)
+        if self.epoch_suspect or self.broker_probe.changes != probe_changes \
+                or not self.broker_probe.reachable:
+            self.epoch_suspect = True
+            await self.verify_epoch()
         last_event: dict[str, EventT] = {t.conversation_id: e for e, t in todo}
         for cid, event in last_event.items():
             state = states[cid]
@@ -371,15 +582,78 @@ class Monitor:
         await self.table.confirm_changelog()
 
     def load_states(self, turns: list[TurnEvent]) -> dict[str, ConversationState]:
-        """The stored state of each conversation in `turns` (absent: never seen)."""
+        """The stored state of each readable conversation in `turns` (absent: never seen,
+        reset, or unreadable: see `read_states`)."""
+        return self.read_states(turns)[0]
+
+    def read_states(self, turns: list[TurnEvent]
+                    ) -> tuple[dict[str, ConversationState], dict[str, StateDecodeError]]:
+        """(readable states, why each unreadable one is not), decoded per conversation.
+
+        Never raises for a bad value: an unreadable state is quarantined; an older version
+        without a migration is reset loudly (the conversation starts afresh).
+        """
         states: dict[str, ConversationState] = {}
+        unreadable: dict[str, StateDecodeError] = {}
         for turn in turns:
             cid = turn.conversation_id
-            if cid not in states:
-                raw = self.table.get(cid.encode("utf-8"))
-                if raw is not None:
-                    states[cid] = self.live.take(cid, expiry.unpack(raw)[0])
-        return states
+            if cid in states or cid in unreadable:
+                continue
+            raw = self.table.get(cid.encode("utf-8"))
+            if raw is None:
+                continue
+            stored = expiry.unpack(raw)[0]
+            known = self.quarantine.get(cid, stored)
+            if known is not None:
+                unreadable[cid] = known
+                continue
+            try:
+                states[cid] = self.live.take(cid, stored)
+            except StateTooOld as exc:
+                self.metrics.state_decode_failures.labels(kind=exc.kind).inc()
+                log.error("STATE RESET: conversation %r: %s; it starts afresh", cid, exc)
+            except StateDecodeError as exc:
+                self.metrics.state_decode_failures.labels(kind=exc.kind).inc()
+                self.quarantine.add(cid, stored, exc)
+                log.error("CONVERSATION QUARANTINED: %r: %s (%s); its turns go to the dead-"
+                          "letter topic until it is reset", cid, exc.reason, exc.kind)
+                unreadable[cid] = exc
+        self.metrics.quarantined.set(len(self.quarantine))
+        return states, unreadable
+
+    async def quarantined_turns(self, valid: list[tuple[EventT, TurnEvent]],
+                                unreadable: dict[str, StateDecodeError]
+                                ) -> list[tuple[EventT, TurnEvent]]:
+        """Dead-letter the turns of unreadable conversations; the others, in order."""
+        kept = []
+        for event, turn in valid:
+            exc = unreadable.get(turn.conversation_id)
+            if exc is None:
+                kept.append((event, turn))
+            else:
+                await self.dead_letter(event, InputError("state_unreadable",
+                                                         f"{exc.kind}: {exc.reason}"))
+        return kept
+
+    async def reset_conversation(self, conversation_id: str) -> bool:
+        """The operator's way out of a quarantine: delete the stored state (a tombstone on
+        the changelog); later turns start the conversation afresh. False: nothing stored."""
+        key = conversation_id.encode("utf-8")
+        raw = self.table.get(key)
+        self.quarantine.drop(conversation_id)
+        self.metrics.quarantined.set(len(self.quarantine))
+        self.live.drop(conversation_id)
+        if raw is None:
+            return False
+        partition = expiry.unpack(raw)[1]
+        if partition is None:  # a value without the header: the key's default partition
+            partition = self.app.producer.key_partition(self.settings.topic_turns, key
+                                                        ).partition
+        expiry.delete_key(self.table, key, self.settings.topic_turns, partition)
+        await self.table.confirm_changelog()
+        log.warning("conversation %r reset by an operator: its state was deleted",
+                    conversation_id)
+        return True
 
     async def expire_idle(self, now: float) -> int:
         """Summarise and delete every conversation idle for longer than the TTL.
@@ -393,7 +667,10 @@ class Monitor:
         gone = expiry.expired(items, self.settings.state_ttl_s, now, self._first_seen)
         summaries = []
         for key, state_bytes, partition in gone:
-            state = ConversationState.from_bytes(state_bytes)
+            try:
+                state = ConversationState.from_bytes(state_bytes)
+            except StateDecodeError:
+                continue  # quarantined: kept for the operator (see read_states)
             summaries.append((key, self.engine.summary(state)))
             expiry.delete_key(table, key, self.settings.topic_turns, partition)
             self.live.drop(key.decode("utf-8", errors="replace"))
@@ -471,7 +748,8 @@ class Monitor:
         self, todo: list[tuple[EventT, TurnEvent]], outcomes: list[TurnOutcome]
     ) -> tuple[list[tuple[EventT, TurnEvent]], list[TurnOutcome]]:
         """Produce every turn's records; a turn whose records cannot be serialised or are
-        refused by the broker is dead-lettered with the reason, the others go on.
+        refused by the broker for what it is (too large, invalid) is dead-lettered with the
+        reason, the others go on; any other produce error fails the batch (retried).
 
         Serialising happens first for all turns, so a failure there sends nothing for that
         turn. A produce refused for one record (too large, say) fails that turn only; the
@@ -496,7 +774,9 @@ class Monitor:
         done_items, done_outcomes = [], []
         for (item, outcome), result in zip(kept, sent, strict=True):
             if isinstance(result, BaseException):
-                if isinstance(result, asyncio.CancelledError):
+                if not isinstance(result, RECORD_REFUSED):
+                    # the broker, not this record (UnknownError from a broker that just
+                    # came back, a timeout): fail the batch, which is retried
                     raise result
                 await self.dead_letter(item[0], InputError(
                     "produce_error", f"{type(result).__name__}: {result}"))

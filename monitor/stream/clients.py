@@ -28,42 +28,65 @@ def line_key(line: bytes) -> bytes | None:
     return cid.encode("utf-8") if isinstance(cid, str) and cid else None
 
 
+class ReplayFailed(RuntimeError):
+    """A replay that stopped early: `acknowledged` records were on the broker before it."""
+
+    def __init__(self, acknowledged: int, cause: BaseException) -> None:
+        super().__init__(f"{acknowledged} records acknowledged, then "
+                         f"{type(cause).__name__}: {cause}")
+        self.acknowledged = acknowledged
+
+
 async def replay(settings: StreamSettings, lines: Iterable[bytes], rate: float | None = None,
                  topic: str | None = None,
                  on_sent: Callable[[int], None] | None = None,
                  keys: Iterable[bytes | None] | None = None) -> int:
-    """Produce each line (raw bytes, invalid ones too) keyed by its conversation_id."""
+    """Produce each line (raw bytes, invalid ones too) keyed by its conversation_id.
+
+    Returns how many records the broker acknowledged (all of them: the first refusal or
+    timeout raises ReplayFailed with the count acknowledged until then)."""
     producer = AIOKafkaProducer(bootstrap_servers=settings.bootstrap,
                                 max_request_size=max(1_048_576, settings.max_message_bytes * 4),
                                 **producer_profile_kwargs(settings),
                                 **aiokafka_security_kwargs(settings))
     await producer.start()
-    sent = 0
+    acked = 0
+
+    async def settle(pending: list[asyncio.Future[Any]]) -> None:
+        nonlocal acked
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        ok = sum(not isinstance(r, BaseException) for r in results)
+        acked += ok
+        if on_sent and ok:
+            on_sent(ok)
+        failed = next((r for r in results if isinstance(r, BaseException)), None)
+        if failed is not None:
+            raise ReplayFailed(acked, failed)
+
     try:
         started = time.monotonic()
         pending: list[asyncio.Future[Any]] = []
         key_iter = iter(keys) if keys is not None else None
-        for line in lines:
+        for queued, line in enumerate(lines):
             key = next(key_iter) if key_iter is not None else line_key(line)
             if rate:
-                delay = started + sent / rate - time.monotonic()
+                delay = started + queued / rate - time.monotonic()
                 if delay > 0:
                     await asyncio.sleep(delay)
             pending.append(await producer.send(topic or settings.topic_turns, value=line,
                                                key=key))
-            sent += 1
             if len(pending) >= 256 or rate:
-                await asyncio.gather(*pending)
-                if on_sent:
-                    on_sent(len(pending))
+                await settle(pending)
                 pending = []
         if pending:
-            await asyncio.gather(*pending)
-            if on_sent:
-                on_sent(len(pending))
+            await settle(pending)
+    except ReplayFailed:
+        raise
+    except Exception as exc:  # the send itself refused (too large, broker gone)
+        raise ReplayFailed(acked, exc) from exc
     finally:
         await producer.stop()
-    return sent
+    return acked
 
 
 async def consume(settings: StreamSettings, topic: str, until_idle: float = 5.0,
@@ -125,18 +148,22 @@ async def end_offsets(settings: StreamSettings, topic: str) -> dict[int, int]:
 async def replay_acknowledged(settings: StreamSettings, lines: list[bytes],
                               rate: float | None = None, topic: str | None = None,
                               on_sent: Callable[[int], None] | None = None) -> int:
-    """`replay`, then check that the topic grew by at least as many records as were sent.
+    """`replay`, counting the broker's acknowledgements; the end offsets are a second
+    signal only.
 
-    A producer's acknowledgement is not the end of the story: a broker that restarts
-    without its data acknowledges and forgets. Raises RuntimeError when the records are
-    not on the topic afterwards (the `replay` command then exits non-zero).
+    The acknowledgements are the count: a broker's log-end offset is not (tansu reports
+    the last batch's base offset + 1, so 30 records in one batch "grow" the topic by 1).
+    The offsets still catch a broker that lost its data: a topic gone, or a partition
+    whose end offset went backwards, raises RuntimeError (the `replay` command then exits
+    1), as does a record that was not acknowledged (ReplayFailed).
     """
     name = topic or settings.topic_turns
     before = await end_offsets(settings, name)
-    sent = await replay(settings, lines, rate, topic, on_sent)
+    acked = await replay(settings, lines, rate, topic, on_sent)
     after = await end_offsets(settings, name)
-    grown = sum(after.get(p, 0) - before.get(p, 0) for p in after)
-    if not after or grown < sent:
-        raise RuntimeError(f"sent {sent} records but {name} grew by {max(grown, 0)} "
-                           f"(partitions after: {after or 'topic missing'})")
-    return sent
+    shrunk = {p: (before[p], after.get(p, 0)) for p in before if after.get(p, 0) < before[p]}
+    if not after or shrunk:
+        raise RuntimeError(f"{acked} records acknowledged but {name} "
+                           f"{'is gone' if not after else 'went backwards'} (partition: "
+                           f"(end offset before, after) {shrunk}): the broker lost data")
+    return acked

@@ -1,4 +1,4 @@
-"""Two faust-streaming 0.15 behaviours that can lose a turn, and their fixes.
+"""Faust-streaming 0.15 behaviours that can lose a turn, and their fixes.
 
 The crash test (SIGKILL a worker mid-replay, restart it) lost a turn in about one run of
 three; looking for the cause in faust's code turned up both.
@@ -23,6 +23,13 @@ three; looking for the cause in faust's code turned up both.
    committed while the state change it produced is still in the worker's memory.
    `DurableTable` hands out the changelog futures so the agent awaits them before the
    batch is acknowledged.
+
+3. **Offsets committed for a batch that never succeeded, at shutdown.** Faust's shutdown
+   waits for the batch being processed and then commits what was acknowledged; a batch
+   that fails as a whole is retried for ever, so the worker would not stop. The agent
+   returns from such a batch when the worker stops, after setting
+   `SeekSafeConsumer.hold_commits`: from then on no offset is committed, so the batch is
+   read again after the restart.
 """
 
 from __future__ import annotations
@@ -49,10 +56,25 @@ SEEK_WAIT_S = 30.0
 class SeekSafeConsumer(Consumer):
     """A consumer whose seek to the committed offsets never races a delivery (fix 1)."""
 
+    hold_commits: bool = False
+    """Set (fix 3): commit nothing more in this process."""
+    commit_gate: Any = None
+    """A callable; while it returns False no offset is committed (the worker sets it to
+    hold commits while the broker may have been replaced: monitor.stream.epoch)."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._not_delivering = asyncio.Event()
         self._not_delivering.set()
         super().__init__(*args, **kwargs)
+
+    async def _commit(self, offsets: Any) -> bool:
+        if self.hold_commits:
+            log.warning("offset commit held back (a failed batch at shutdown): %s", offsets)
+            return False
+        if self.commit_gate is not None and not self.commit_gate():
+            log.warning("offset commit held back until the broker's epoch is checked")
+            return False
+        return bool(await super()._commit(offsets))
 
     async def getmany(self, timeout: float) -> AsyncIterator[tuple[TP, Message]]:
         # Faust yields a fetched batch record by record, without awaiting between the

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from typing import Any
 
 from monitor.stream.metrics import Metrics
 
@@ -27,6 +28,8 @@ class BrokerProbe:
         self.timeout_s = timeout_s
         self.reachable = True
         self.since = time.monotonic()
+        self.changes = 0
+        """How often reachability changed: a batch that saw it change ran across an outage."""
 
     async def _connects(self, host: str, port: str) -> bool:
         try:
@@ -47,6 +50,7 @@ class BrokerProbe:
                 break
         if ok != self.reachable:
             self.reachable, self.since = ok, time.monotonic()
+            self.changes += 1
             if ok:
                 log.warning("broker %s reachable again", self.addresses)
             else:
@@ -83,3 +87,59 @@ class BatchFailures:
             log.warning("batch processing recovered after %d failed attempts", self.attempt)
         self.failing, self.attempt = False, 0
         self.metrics.agent_up.set(1)
+
+
+class StartingHealth:
+    """`/healthz` (200, `ready: false`, what it waits for) while the worker is starting.
+
+    Before Faust runs, a worker waits for its broker (for ever, if need be) and loads its
+    models; its HTTP port would answer nothing, so a liveness probe would kill a worker
+    that is only waiting. This serves the port from a thread until `stop()`, just before
+    Faust binds it. A port already taken is logged and left alone.
+    """
+
+    def __init__(self, host: str, port: int, version: str) -> None:
+        self.host, self.port, self.version = host, port, version
+        self.stage = "starting"
+        self._server: Any = None
+
+    def start(self) -> StartingHealth:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # the name http.server calls
+                if self.path.split("?")[0].rstrip("/") != "/healthz":
+                    self.send_error(404)
+                    return
+                body = json.dumps({"status": "ok", "version": owner.version,
+                                   "ready": False, "stage": owner.stage,
+                                   "partitions": []}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        try:
+            self._server = ThreadingHTTPServer((self.host, self.port), Handler)
+        except OSError as exc:
+            log.warning("cannot serve /healthz on %s:%s while starting: %s", self.host,
+                        self.port, exc)
+            return self
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, name="starting-healthz",
+                         daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None

@@ -33,10 +33,15 @@ Handler = Callable[..., Awaitable[Response]]
 
 
 def token_matches(header: str | None, token: str) -> bool:
-    """`Authorization: Bearer <token>`, compared in constant time."""
-    if not header or not header.startswith("Bearer "):
+    """`Authorization: Bearer <token>`, compared in constant time. The scheme is
+    case-insensitive (RFC 7235 section 2.1: `bearer` and `BEARER` are `Bearer`)."""
+    if not header:
         return False
-    return hmac.compare_digest(header[len("Bearer "):].strip().encode(), token.encode())
+    scheme, _, credentials = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not credentials.strip():
+        return False
+    return hmac.compare_digest(credentials.strip().encode("utf-8", "surrogateescape"),
+                               token.encode("utf-8"))
 
 
 def require_token(token: SecretStr | None) -> Callable[[Handler], Handler]:

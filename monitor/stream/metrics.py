@@ -27,7 +27,8 @@ from monitor.contracts import (
 DEAD_LETTER_REASONS = ("invalid_json", "schema", "oversized", "not_utf8", "missing_key",
                        "key_mismatch", "too_deep", "surrogate", "decode_error",
                        "turn_conflict", "out_of_order", "processing_error", "serialise_error",
-                       "produce_error")
+                       "produce_error", "state_unreadable")
+STATE_DECODE_KINDS = ("corrupt", "unknown_version", "old_version")
 SIGNALS = ("local_relevance", "relevance", "topic_consistency", "logic")
 """`relevance` (to what was asked, follow-up operands included) is what enters quality;
 `topic_consistency` is TurnScore.consistency, renamed here because its anchor now follows the
@@ -95,6 +96,13 @@ class Metrics:
         self.state_resets = Counter("skg_state_resets", "Local table partitions dropped "
                                     "because the broker's changelog was behind them "
                                     "(a broker that lost its data)", registry=reg)
+        self.state_decode_failures = Counter(
+            "skg_state_decode_failures", "Stored conversation states that could not be read: "
+            "corrupt or unknown_version (quarantined), old_version (reset)", ["kind"],
+            registry=reg)
+        self.quarantined = Gauge("skg_quarantined_conversations", "Conversations whose "
+                                 "stored state cannot be read; their turns are dead-lettered "
+                                 "until an operator resets them", registry=reg)
         self.batch_failures = Counter("skg_batch_failures", "Batches that failed as a whole "
                                       "and were retried (offsets held back)", registry=reg)
         self.agent_up = Gauge("skg_agent_up", "1 while the scoring agent processes batches, "
@@ -110,6 +118,8 @@ class Metrics:
         self.broker_up.set(1)
         for reason in DEAD_LETTER_REASONS:
             self.dead_letters.labels(reason=reason)
+        for kind in STATE_DECODE_KINDS:
+            self.state_decode_failures.labels(kind=kind)
         for kind in ALERT_KINDS:
             self.alerts.labels(kind=kind)
         for what in CUT_KINDS:

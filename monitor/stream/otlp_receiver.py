@@ -7,6 +7,10 @@ each GenAI span becomes turns (`monitor.formats.otel`), produced with `AsyncTurn
 response waits for the broker's acknowledgement: if Kafka is unavailable the exporter gets
 503 and retries, so no span is acknowledged and lost.
 
+With `SKG_OTLP_TOKEN` set, an export needs `Authorization: Bearer <token>` (401 without).
+Bad input is never a 5xx: an unreadable body is 400 (nothing to retry), and a span that
+cannot be read, whatever is wrong in it, is one rejected span of a 200 answer.
+
 A span is never a reason to fail a request. Spans that are not GenAI spans are counted and
 ignored; GenAI spans without a conversation id or without message text are counted by
 reason, dropped, and reported back in the OTLP `partial_success` (rejected_spans and the
@@ -34,6 +38,7 @@ from monitor.client import AsyncTurnClient
 from monitor.formats.otel import is_genai, span_turns
 from monitor.inputs import InputError
 from monitor.kafka.settings import StreamSettings
+from monitor.stream.http import token_matches
 
 log = logging.getLogger(__name__)
 
@@ -60,18 +65,22 @@ def _hex_ids_to_base64(node: Any) -> Any:
 
 
 def decode_request(body: bytes, content_type: str) -> ExportTraceServiceRequest:
-    """An ExportTraceServiceRequest from an OTLP/HTTP body; ValueError if unreadable."""
+    """An ExportTraceServiceRequest from an OTLP/HTTP body; ValueError if unreadable (and
+    nothing else: nesting deep enough to exhaust the stack is unreadable too)."""
     request = ExportTraceServiceRequest()
     if content_type == PROTOBUF:
         try:
             request.ParseFromString(body)
-        except DecodeError as exc:
+        except (DecodeError, RecursionError, ValueError) as exc:
             raise ValueError(f"not an OTLP protobuf ExportTraceServiceRequest: {exc}") from exc
         return request
     try:
         data = _hex_ids_to_base64(json.loads(body))
         json_format.ParseDict(data, request, ignore_unknown_fields=True)
-    except (ValueError, json_format.ParseError) as exc:
+    except RecursionError as exc:
+        raise ValueError("not an OTLP/JSON ExportTraceServiceRequest: nested too deeply"
+                         ) from exc
+    except (ValueError, TypeError, AttributeError, json_format.ParseError) as exc:
         raise ValueError(f"not an OTLP/JSON ExportTraceServiceRequest: {exc}") from exc
     return request
 
@@ -106,6 +115,12 @@ class OtlpReceiver:
         return app
 
     async def traces(self, request: web.Request) -> web.Response:
+        token = self.settings.otlp_token
+        if token is not None and token.get_secret_value() and not token_matches(
+                request.headers.get("Authorization"), token.get_secret_value()):
+            REQUESTS.labels(status="401").inc()
+            return web.Response(status=401, text="unauthorized",
+                                headers={"WWW-Authenticate": 'Bearer realm="skg-monitor"'})
         content_type = request.content_type
         if content_type not in {PROTOBUF, JSON}:
             REQUESTS.labels(status="415").inc()
@@ -141,13 +156,16 @@ class OtlpReceiver:
             if not is_genai(span):
                 SPANS.labels(result="not_genai").inc()
                 continue
-            got = span_turns(span)
-            reason, detail = got.reason, got.detail
-            if reason is None:
-                try:
+            try:
+                got = span_turns(span)
+                reason, detail = got.reason, got.detail
+                if reason is None:
                     self.client.check_size(got.turns)
-                except InputError as exc:
-                    reason, detail = exc.kind, f"span {span.name!r}: {exc}"
+            except InputError as exc:
+                reason, detail = exc.kind, f"span {span.name!r}: {exc}"
+            except Exception as exc:  # a reader bug: this span is dropped, not the request
+                log.exception("could not read span %r", span.name)
+                reason, detail = "unreadable", f"span {span.name!r}: {type(exc).__name__}"
             if reason is None:
                 SPANS.labels(result="turns").inc()
                 turns.extend(got.turns)

@@ -22,7 +22,7 @@ from faust.web import Request, Response, View
 
 from monitor.contracts import ContradictionCertificate, TurnEvent, TurnScore
 from monitor.engine.pipeline import TurnOutcome
-from monitor.engine.state import ConversationState
+from monitor.engine.state import ConversationState, StateDecodeError
 from monitor.report.graph import FactEdge, graph_from_facts
 from monitor.report.model import Records, build_reports
 from monitor.report.render import CSP, render_report
@@ -115,7 +115,10 @@ def add_report_page(monitor: Monitor) -> RecentRecords:
     @app.table_route(table=table, match_info="conversation_id")
     async def conversation_report(web: View, request: Request,
                                   conversation_id: str) -> Response:
-        state = monitor.stored_state(conversation_id)
+        try:
+            state = monitor.stored_state(conversation_id)
+        except StateDecodeError as exc:
+            return web.json(monitor.unreadable_view(conversation_id, exc), status=409)
         if state is None:
             return web.json({"error": "unknown conversation",
                              "conversation_id": conversation_id}, status=404)

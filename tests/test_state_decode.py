@@ -1,0 +1,197 @@
+"""Stored states that cannot be read: what `ConversationState.from_bytes` says, how the
+worker's per-conversation read quarantines one conversation, and a stop during retries.
+No broker, no models (a stub engine)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+import zlib
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry
+
+from monitor.contracts import TurnEvent
+from monitor.engine.state import (
+    MIGRATIONS,
+    STATE_VERSION,
+    ConversationState,
+    StateDecodeError,
+    StateTooOld,
+)
+from monitor.kafka.settings import StreamSettings
+from monitor.stream import expiry
+from monitor.stream.metrics import Metrics
+
+
+def _blob(plain: dict[str, Any]) -> bytes:
+    return zlib.compress(json.dumps(plain).encode())
+
+
+def _plain(cid: str = "c") -> dict[str, Any]:
+    return ConversationState(conversation_id=cid).to_plain()
+
+
+@pytest.mark.parametrize("raw, kind", [
+    (b"garbage", "corrupt"),
+    (b"", "corrupt"),
+    (zlib.compress(b"not json"), "corrupt"),
+    (zlib.compress(b"\xff\xfe"), "corrupt"),
+    (zlib.compress(b"[1, 2]"), "corrupt"),
+    (_blob({"v": STATE_VERSION}), "corrupt"),
+    (_blob({**_plain(), "counts": 5}), "corrupt"),
+    (_blob({**_plain(), "v": None}), "corrupt"),
+    (_blob({**_plain(), "v": 999}), "unknown_version"),
+    (_blob({**_plain(), "v": 0}), "old_version"),
+])
+def test_every_unreadable_state_is_a_state_decode_error(raw: bytes, kind: str) -> None:
+    with pytest.raises(StateDecodeError) as info:
+        ConversationState.from_bytes(raw)
+    assert info.value.kind == kind
+    assert isinstance(info.value, StateTooOld) == (kind == "old_version")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300) | st.builds(zlib.compress, st.binary(max_size=300)))
+def test_from_bytes_raises_nothing_else(raw: bytes) -> None:
+    with contextlib.suppress(StateDecodeError):
+        ConversationState.from_bytes(raw)
+
+
+def test_a_version_1_state_is_migrated() -> None:
+    assert 1 in MIGRATIONS
+    plain = _plain("old")
+    for added in ("user_topics", "certified", "statements"):
+        del plain[added]
+    plain["v"] = 1
+    state = ConversationState.from_bytes(_blob(plain))
+    assert state.conversation_id == "old" and state.certified == []
+    assert ConversationState.from_bytes(state.to_bytes()).to_plain()["v"] == STATE_VERSION
+
+
+# --- the worker's read, with a dict for the table -------------------------------------
+
+class _StubEngine:
+    version = "stub"
+    config = SimpleNamespace(trend_min_turns=3)
+
+
+def _monitor(table: dict[bytes, bytes], **settings: Any) -> Any:
+    from monitor.stream.app import Monitor
+
+    engine: Any = _StubEngine()
+    monitor: Any = Monitor(StreamSettings(**settings), engine, Metrics(CollectorRegistry()))
+    monitor.table = table
+    return monitor
+
+
+def _turn(cid: str, index: int = 5) -> TurnEvent:
+    return TurnEvent(conversation_id=cid, turn_index=index, role="user", text="hi")
+
+
+def test_one_unreadable_state_quarantines_only_its_conversation() -> None:
+    good = ConversationState(conversation_id="good", last_turn_index=4)
+    table = {b"good": expiry.pack(good.to_bytes(), 0, 1.0),
+             b"junk": b"garbage",
+             b"future": expiry.pack(_blob({**_plain("future"), "v": 999}), 1, 1.0),
+             b"ancient": expiry.pack(_blob({**_plain("ancient"), "v": 0}), 2, 1.0)}
+    monitor = _monitor(table)
+    reg = monitor.metrics
+    turns = [_turn(c) for c in ("good", "junk", "future", "ancient", "new")]
+    states, bad = monitor.read_states(turns)
+    assert sorted(states) == ["good"] and states["good"].last_turn_index == 4
+    assert sorted(bad) == ["future", "junk"]
+    assert bad["future"].kind == "unknown_version" and bad["junk"].kind == "corrupt"
+    assert reg.quarantined._value.get() == 2
+    assert reg.state_decode_failures.labels(kind="old_version")._value.get() == 1
+
+    # later turns follow suit without decoding again; other bytes lift the quarantine
+    states, bad = monitor.read_states([_turn("junk", 6)])
+    assert list(bad) == ["junk"]
+    assert reg.state_decode_failures.labels(kind="corrupt")._value.get() == 1
+    table[b"junk"] = expiry.pack(ConversationState(conversation_id="junk").to_bytes(), 0, 1.0)
+    states, bad = monitor.read_states([_turn("junk", 7)])
+    assert list(states) == ["junk"] and not bad
+    assert reg.quarantined._value.get() == 1
+
+
+def test_quarantined_turns_are_dead_lettered_and_the_rest_kept() -> None:
+    monitor = _monitor({})
+    letters: list[tuple[Any, Any]] = []
+
+    async def dead_letter(event: Any, exc: Any) -> None:
+        letters.append((event, exc))
+
+    monitor.dead_letter = dead_letter
+    valid = [("e1", _turn("a")), ("e2", _turn("b")), ("e3", _turn("a", 6))]
+    kept = asyncio.run(monitor.quarantined_turns(
+        valid, {"a": StateDecodeError("corrupt", "zlib: bad")}))
+    assert kept == [valid[1]]
+    assert [(e, x.kind) for e, x in letters] == [("e1", "state_unreadable"),
+                                                  ("e3", "state_unreadable")]
+    assert letters[0][1].reason == "corrupt: zlib: bad"
+
+
+def test_a_stop_ends_the_retries_of_a_failing_batch_and_holds_the_offsets() -> None:
+    monitor = _monitor({})
+    consumer = SimpleNamespace(hold_commits=False)
+    stopping = {"now": False}
+    monitor.stopping = lambda: stopping["now"]
+    monitor.app = SimpleNamespace(consumer=consumer)
+    monitor.owned_partitions = lambda: {0}
+    attempts = []
+
+    async def failing(events: Any) -> None:
+        attempts.append(time.monotonic())
+        raise RuntimeError("broker gone")
+
+    monitor.handle_batch = failing
+    event = SimpleNamespace(message=SimpleNamespace(partition=0))
+
+    async def scenario() -> float:
+        task = asyncio.create_task(monitor.handle_until_done([event]))
+        await asyncio.sleep(2.0)  # two or three failed attempts (back-off 1 s, 2 s, ...)
+        stopped = time.monotonic()
+        stopping["now"] = True
+        await asyncio.wait_for(task, 2.0)
+        return time.monotonic() - stopped
+
+    took = asyncio.run(scenario())
+    assert took < 0.5 and len(attempts) >= 2
+    assert consumer.hold_commits is True
+    assert monitor.failures.failing  # not ready: the batch never succeeded
+
+
+def test_a_stop_cancels_a_batch_still_in_flight_after_the_grace() -> None:
+    monitor = _monitor({}, stop_grace_s=0.5)
+    consumer = SimpleNamespace(hold_commits=False)
+    stopping = {"now": False}
+    monitor.stopping = lambda: stopping["now"]
+    monitor.app = SimpleNamespace(consumer=consumer)
+    cancelled = []
+
+    async def hanging(events: Any) -> None:
+        try:
+            await asyncio.sleep(3600)  # a produce the broker never answers
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    monitor.handle_batch = hanging
+
+    async def scenario() -> float:
+        task = asyncio.create_task(monitor.handle_until_done([]))
+        await asyncio.sleep(0.5)
+        stopped = time.monotonic()
+        stopping["now"] = True
+        await asyncio.wait_for(task, 3.0)
+        return time.monotonic() - stopped
+
+    took = asyncio.run(scenario())
+    assert 0.4 < took < 1.5 and cancelled == [True] and consumer.hold_commits is True
