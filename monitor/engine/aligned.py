@@ -68,6 +68,11 @@ def numbered_names_differ(a: str, b: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def amounts_in(sentence: str) -> bool:
+    """Any number at all (a list or a calculation included)."""
+    return bool(amounts.amounts(sentence))
+
+
 def crowded(sentence: str) -> bool:
     """More values than one claim holds: a list or a table row in prose."""
     return len(amounts.amounts(sentence)) > MAX_AMOUNTS

@@ -138,7 +138,24 @@ def comparable(
     if cues.describes_new_state(sentence) and state.changed_between(
             prior.turn, turn, words | prior_words, min_shared=1):
         return False  # "now the coin is tails up" after the user flipped it again
+    if _numbers_may_differ(state, turn, sentence, prior):
+        return False
     return not state.changed_between(prior.turn, turn, words & prior_words)
+
+
+def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
+                        prior: Assertion) -> bool:
+    """Two sentences with numbers whose numbers are free to differ: the verifier reads any
+    two different numbers as a contradiction; the rules know when they are not one."""
+    pair = (sentence, prior.sentence)
+    if not any(aligned.amounts_in(s) for s in pair):
+        return False
+    if any(aligned.derived(s) or aligned.crowded(s) for s in pair):
+        return True  # a worked calculation, or a list of values in one sentence
+    if aligned.other_one(*pair) or cues.years(sentence) != cues.years(prior.sentence):
+        return True  # "the previous generation"; "today ... back in 2022"
+    return any(prior.turn < t < turn and speaker.startswith("user") and aligned.measured(said)
+               for t, speaker, said, _ in state.statements)  # the user gave a new number
 
 
 def _normal(sentence: str) -> str:
