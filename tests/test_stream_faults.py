@@ -261,6 +261,12 @@ def test_worker_waits_for_its_broker_and_recovers_from_an_empty_restart(
         assert worker.proc.poll() is None, worker.log.read_text()[-3000:]
 
         broker = start_broker(port, tmp_path / "tansu2.log")  # back, empty
+        # the worker sees a new broker epoch and exits (3) without committing; its
+        # supervisor (here: the test) restarts it and the restart drops the local tables
+        from monitor.stream.epoch import EXIT_EPOCH_CHANGED
+
+        assert worker.proc.wait(120) == EXIT_EPOCH_CHANGED, worker.log.read_text()[-3000:]
+        worker.start()
         worker.wait_ready(timeout=240)
         second = [e.model_copy(update={"conversation_id": "after-" + e.conversation_id})
                   for e in generate_workload(4, 6, seed=52)]

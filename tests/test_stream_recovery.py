@@ -129,7 +129,9 @@ def test_unreadable_states_quarantine_their_conversation_only(
     stop_s = time.monotonic() - stopped
     print(f"scored all good turns {took:.1f} s after the replay; SIGTERM -> exit "
           f"{stop_s:.1f} s, rc {rc}")
-    assert stop_s < 15, worker.log.read_text()[-3000:]
+    # within Faust's (mode's) shutdown timeout of 60 s: 6.7 s on a loaded 2-core machine,
+    # 23.4 s once when the consumer thread was starved ("keepalive is not responding")
+    assert rc == 0 and stop_s < 60, worker.log.read_text()[-3000:]
 
 
 def test_a_broker_that_comes_back_empty_mid_replay_loses_no_score(
