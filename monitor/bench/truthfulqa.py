@@ -69,6 +69,139 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(float(np.mean(values)), 4) if values else None
 
 
+Row = tuple[Question, str, int, MFSSScore]
+"""(question, answer, 1 for a correct / 0 for an incorrect answer, its MFSS)."""
+FACTORS = ("total", *mfss.FACTORS)
+
+
+@dataclass
+class _Parsed:
+    """Every text of the benchmark parsed once and embedded in one call."""
+
+    extractions: dict[str, Extraction]
+    sentences: dict[str, list[str]]
+    vecs: dict[str, Any]
+
+
+def _parse_and_embed(questions: Sequence[Question], extractor: Extractor,
+                     embedder: Embedder) -> _Parsed:
+    texts = list(dict.fromkeys(
+        t for q in questions for t in (q.best, *q.correct, *q.incorrect)
+    ))
+    extractions: dict[str, Extraction] = dict(zip(
+        texts, extractor.extract([Utterance(t, "assistant", 1) for t in texts]), strict=True
+    ))
+    sentences = {t: extractions[t].sentences or [t] for t in texts}
+    all_texts = list(dict.fromkeys([*texts, *(s for t in texts for s in sentences[t]),
+                                    *(q.question for q in questions)]))
+    vecs = dict(zip(all_texts, embedder.embed(all_texts), strict=True))
+    return _Parsed(extractions, sentences, vecs)
+
+
+def _mfss_rows(questions: Sequence[Question], parsed: _Parsed,
+               weights: MFSSWeights, verifier: Verifier | None = None) -> list[Row]:
+    """Every answer's MFSS, the question as prompt and its Best Answer as reference (the
+    verifier, when given, reads reference -> answer for factual consistency)."""
+    pairs = [(q.best, a) for q in questions for a in (*q.correct, *q.incorrect)]
+    judged = dict(zip(pairs, verifier.judge(pairs), strict=True)) if verifier else {}
+    rows: list[Row] = []
+    vecs = parsed.vecs
+    for q in questions:
+        for label, answers in ((1, q.correct), (0, q.incorrect)):
+            for answer in answers:
+                sents = parsed.sentences[answer]
+                score = mfss.mfss_from_parts(
+                    answer, q.best, sents, vecs[answer], vecs[q.best],
+                    np.stack([vecs[s] for s in sents]), weights, prompt_vec=vecs[q.question],
+                    judgement=judged.get((q.best, answer)),
+                )
+                rows.append((q, answer, label, score))
+    return rows
+
+
+def _conflict_counts(questions: Sequence[Question], parsed: _Parsed, embedder: Embedder,
+                     support_similarity: float,
+                     verifier: Verifier | None = None) -> dict[str, dict[str, int]]:
+    """The Best Answer as the claim, each correct / incorrect answer as a document: how
+    many documents of each kind got each label."""
+    def facts(text: str) -> tuple[Any, ...]:
+        ex = parsed.extractions[text]
+        return tuple(claims.facts_from_triples(ex.triples, ex.focus))
+
+    counts = {kind: {"SUPPORT": 0, "CONTRADICT": 0, "IRRELEVANT": 0}
+              for kind in ("correct", "incorrect")}
+    for q in questions:
+        claim = claims.AtomicClaim(q.best, facts(q.best))
+        for kind, answers in (("correct", q.correct), ("incorrect", q.incorrect)):
+            if not answers:
+                continue
+            evidence = [claims.Evidence(f"{kind}-{i}", tuple(parsed.sentences[a]), facts(a))
+                        for i, a in enumerate(answers)]
+            for doc_label in conflict.label_all([claim], evidence, embedder,
+                                                support_similarity, verifier)[0]:
+                counts[kind][doc_label] += 1
+    return counts
+
+
+def _value(score: MFSSScore, factor: str) -> float:
+    v = getattr(score, factor)
+    return float(v) if v is not None else 0.0
+
+
+def _aucs(selected: Sequence[Row]) -> dict[str, float | None]:
+    labels = [r[2] for r in selected]
+    return {f: _auc(labels, [_value(r[3], f) for r in selected]) for f in FACTORS}
+
+
+def _diagnostics(questions: Sequence[Question], rows: Sequence[Row], parsed: _Parsed,
+                 weights: MFSSWeights) -> dict[str, Any]:
+    """Not defaults: the paper's weights renormalised over the three reference factors
+    only, the mean of per-question AUCs (each question against its own reference, instead
+    of pooling answers to different questions), and the answers' form (why the style
+    factors can carry little signal here)."""
+    not_best = [r for r in rows if r[1] != r[0].best]
+    ref_weights = {f: getattr(weights, f) for f in mfss.REFERENCE_FACTORS}
+    ref_mass = sum(ref_weights.values()) or 1.0
+
+    def reference_total(score: MFSSScore) -> float:
+        return sum(w * _value(score, f) for f, w in ref_weights.items()) / ref_mass
+
+    per_question: list[float] = []
+    for q in questions:
+        sel = [r for r in rows if r[0] is q]
+        auc = _auc([r[2] for r in sel], [r[3].total for r in sel])
+        if auc is not None:
+            per_question.append(auc)
+    return {
+        "auc_reference_factors_only": _auc([r[2] for r in rows],
+                                           [reference_total(r[3]) for r in rows]),
+        "auc_reference_factors_only_excluding_best_answer": _auc(
+            [r[2] for r in not_best], [reference_total(r[3]) for r in not_best]),
+        "mean_per_question_auc_total": _mean(per_question),
+        "questions_with_both_kinds": len(per_question),
+        "single_sentence_share": round(
+            sum(len(parsed.sentences[r[1]]) == 1 for r in rows) / max(1, len(rows)), 4),
+        "mean_answer_words": {
+            kind: _mean([float(len(r[1].split())) for r in rows if r[2] == label])
+            for kind, label in (("correct", 1), ("incorrect", 0))},
+        "factor_sd": {f: round(float(np.std([_value(r[3], f) for r in rows])), 4)
+                      for f in FACTORS},
+    }
+
+
+def _categories(questions: Sequence[Question], rows: Sequence[Row]) -> dict[str, Any]:
+    categories: dict[str, dict[str, Any]] = {}
+    for category in sorted({q.category for q in questions}):
+        sel = [r for r in rows if r[0].category == category]
+        categories[category] = {
+            "questions": sum(1 for q in questions if q.category == category),
+            "mean_total_correct": _mean([r[3].total for r in sel if r[2] == 1]),
+            "mean_total_incorrect": _mean([r[3].total for r in sel if r[2] == 0]),
+            "auc_total": _auc([r[2] for r in sel], [r[3].total for r in sel]),
+        }
+    return categories
+
+
 def run_truthfulqa_bench(
     path: Path,
     limit: int = 0,
@@ -98,123 +231,31 @@ def run_truthfulqa_bench(
     questions = load_truthfulqa(path)
     if limit:
         questions = questions[:limit]
-
-    # one parse and one embedding call for every text the benchmark touches
-    texts = list(dict.fromkeys(
-        t for q in questions for t in (q.best, *q.correct, *q.incorrect)
-    ))
-    extractions: dict[str, Extraction] = dict(zip(
-        texts, extractor.extract([Utterance(t, "assistant", 1) for t in texts]), strict=True
-    ))
-    sentences = {t: extractions[t].sentences or [t] for t in texts}
-    all_texts = list(dict.fromkeys([*texts, *(s for t in texts for s in sentences[t]),
-                                    *(q.question for q in questions)]))
-    vecs = dict(zip(all_texts, embedder.embed(all_texts), strict=True))
-    pairs = [(q.best, a) for q in questions for a in (*q.correct, *q.incorrect)]
-    judged = dict(zip(pairs, verifier.judge(pairs), strict=True)) if verifier else {}
-    parsed = time.perf_counter()
-
-    rows: list[tuple[Question, str, int, MFSSScore]] = []
-    conflict_counts = {kind: {"SUPPORT": 0, "CONTRADICT": 0, "IRRELEVANT": 0}
-                       for kind in ("correct", "incorrect")}
-    for q in questions:
-        for label, answers in ((1, q.correct), (0, q.incorrect)):
-            for answer in answers:
-                sents = sentences[answer]
-                score = mfss.mfss_from_parts(
-                    answer, q.best, sents, vecs[answer], vecs[q.best],
-                    np.stack([vecs[s] for s in sents]), weights, prompt_vec=vecs[q.question],
-                    judgement=judged.get((q.best, answer)),
-                )
-                rows.append((q, answer, label, score))
-        claim = claims.AtomicClaim(q.best,
-                                     tuple(claims.facts_from_triples(
-                                         extractions[q.best].triples, extractions[q.best].focus)))
-        for kind, answers in (("correct", q.correct), ("incorrect", q.incorrect)):
-            if not answers:
-                continue
-            evidence = [
-                claims.Evidence(f"{kind}-{i}", tuple(sentences[a]),
-                                  tuple(claims.facts_from_triples(extractions[a].triples,
-                                                                    extractions[a].focus)))
-                for i, a in enumerate(answers)
-            ]
-            for doc_label in conflict.label_all([claim], evidence, embedder,
-                                                support_similarity, verifier)[0]:
-                conflict_counts[kind][doc_label] += 1
-
-    factors = ("total", *mfss.FACTORS)
-
-    def value(score: MFSSScore, factor: str) -> float:
-        v = getattr(score, factor)
-        return float(v) if v is not None else 0.0
-
-    def aucs(selected: list[tuple[Question, str, int, MFSSScore]]) -> dict[str, float | None]:
-        labels = [r[2] for r in selected]
-        return {f: _auc(labels, [value(r[3], f) for r in selected]) for f in factors}
-
-    not_best = [r for r in rows if r[1] != r[0].best]
-    # diagnostics (not defaults): the paper's weights renormalised over the three reference
-    # factors only, and the mean of per-question AUCs (each question against its own
-    # reference, instead of pooling answers to different questions)
-    ref_weights = {f: getattr(weights, f) for f in mfss.REFERENCE_FACTORS}
-    ref_mass = sum(ref_weights.values()) or 1.0
-
-    def reference_total(score: MFSSScore) -> float:
-        return sum(w * value(score, f) for f, w in ref_weights.items()) / ref_mass
-
-    per_question: list[float] = []
-    for q in questions:
-        sel = [r for r in rows if r[0] is q]
-        auc = _auc([r[2] for r in sel], [r[3].total for r in sel])
-        if auc is not None:
-            per_question.append(auc)
-    categories: dict[str, dict[str, Any]] = {}
-    for category in sorted({q.category for q in questions}):
-        sel = [r for r in rows if r[0].category == category]
-        categories[category] = {
-            "questions": sum(1 for q in questions if q.category == category),
-            "mean_total_correct": _mean([r[3].total for r in sel if r[2] == 1]),
-            "mean_total_incorrect": _mean([r[3].total for r in sel if r[2] == 0]),
-            "auc_total": _auc([r[2] for r in sel], [r[3].total for r in sel]),
-        }
-    means = {
-        kind: {f: _mean([value(r[3], f) for r in rows if r[2] == label]) for f in factors}
-        for kind, label in (("correct", 1), ("incorrect", 0))
-    }
-    shares = {
-        kind: {lab: round(n / max(1, sum(counts.values())), 4) for lab, n in counts.items()}
-        | {"documents": sum(counts.values())}
-        for kind, counts in conflict_counts.items()
-    }
+    parsed = _parse_and_embed(questions, extractor, embedder)
+    parse_seconds = time.perf_counter() - started
+    rows = _mfss_rows(questions, parsed, weights, verifier)
+    counts = _conflict_counts(questions, parsed, embedder, support_similarity, verifier)
     return {
         "questions": len(questions),
         "answers": {"correct": sum(r[2] for r in rows),
                     "incorrect": sum(1 for r in rows if r[2] == 0)},
         "weights": weights.model_dump(),
-        "auc": aucs(rows),
-        "auc_excluding_best_answer": aucs(not_best),
-        "diagnostics": {
-            "auc_reference_factors_only": _auc([r[2] for r in rows],
-                                               [reference_total(r[3]) for r in rows]),
-            "auc_reference_factors_only_excluding_best_answer": _auc(
-                [r[2] for r in not_best], [reference_total(r[3]) for r in not_best]),
-            "mean_per_question_auc_total": _mean(per_question),
-            "questions_with_both_kinds": len(per_question),
-            # why the style factors can carry little signal here: the answers' form
-            "single_sentence_share": round(
-                sum(len(sentences[r[1]]) == 1 for r in rows) / max(1, len(rows)), 4),
-            "mean_answer_words": {
-                kind: _mean([float(len(r[1].split())) for r in rows if r[2] == label])
-                for kind, label in (("correct", 1), ("incorrect", 0))},
-            "factor_sd": {f: round(float(np.std([value(r[3], f) for r in rows])), 4)
-                          for f in factors},
+        "auc": _aucs(rows),
+        "auc_excluding_best_answer": _aucs([r for r in rows if r[1] != r[0].best]),
+        "diagnostics": _diagnostics(questions, rows, parsed, weights),
+        "means": {
+            kind: {f: _mean([_value(r[3], f) for r in rows if r[2] == label])
+                   for f in FACTORS}
+            for kind, label in (("correct", 1), ("incorrect", 0))
         },
-        "means": means,
-        "categories": categories,
-        "conflict_labels": shares,
+        "categories": _categories(questions, rows),
+        "conflict_labels": {
+            kind: {lab: round(n / max(1, sum(c.values())), 4) for lab, n in c.items()}
+            | {"documents": sum(c.values())}
+            for kind, c in counts.items()
+        },
         "support_similarity": support_similarity,
         "by_meaning": verifier.model_id if verifier else None,
-        "seconds": {"parse_and_embed": round(parsed - started, 1),
+        "seconds": {"parse_and_embed": round(parse_seconds, 1),
                     "total": round(time.perf_counter() - started, 1)},
     }
