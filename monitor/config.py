@@ -133,6 +133,9 @@ class EngineConfig(BaseModel):
     verifier_certificate: float = 0.80
     """A finding of the verifier alone (detector `nli`) needs this P(contradiction): on the
     blind probe's dev split 0.6 let four false alarms in for each true one, 0.8 one."""
+    verifier_paraphrase: float = 0.80
+    """Cosine from which two sentences with the same numbers and the same polarity are a
+    restatement whatever the verifier says (see engine.verdict.restates)."""
     verifier_max_nli_per_turn: int = Field(default=1, ge=0)
     """Findings of the verifier alone kept per answer (the most confident): an answer that
     contradicts an earlier one usually does so once, and each further pair found beside

@@ -45,7 +45,15 @@ def load_rows(path: Path, tasks: set[str] | None = None, limit: int = 0) -> list
     return rows[:limit] if limit else rows
 
 
+def content_key(conversation_id: str, turn: int, earlier: int, claim: str, prior: str) -> str:
+    """What a judgement is about, whatever engine version produced the certificate: a
+    reader's verdict on two sentences stays valid when only the version (and so the id)
+    changed."""
+    return json.dumps([conversation_id, turn, earlier, claim, prior])
+
+
 def load_judgements(path: Path | None) -> dict[str, dict[str, Any]]:
+    """Judgements by certificate id and, where a row quotes both sentences, by content."""
     if path is None or not path.exists():
         return {}
     out = {}
@@ -53,7 +61,16 @@ def load_judgements(path: Path | None) -> dict[str, dict[str, Any]]:
         if line.strip():
             row = json.loads(line)
             out[row["id"]] = row
+            if "claim" in row and "prior" in row:
+                out[content_key(row["conversation_id"], row["turn_index"],
+                                row["conflicts_with"], row["claim"], row["prior"])] = row
     return out
+
+
+def judgement_of(c: ContradictionCertificate, judgements: dict[str, dict[str, Any]]
+                 ) -> dict[str, Any] | None:
+    return judgements.get(c.id) or judgements.get(content_key(
+        c.conversation_id, c.turn_index, c.conflicts_with, c.claim.sentence, c.prior.sentence))
 
 
 def summarise(
@@ -69,10 +86,11 @@ def summarise(
         counter = by_detector.setdefault(c.detector, Counter())
         counter["certificates"] += 1
         counter[c.severity] += 1
-        verdict = judgements.get(c.id, {}).get("verdict")
+        verdict = (judgement_of(c, judgements) or {}).get("verdict")
         counter[f"judged_{verdict}" if verdict else "unjudged"] += 1
-    judged_true = sum(1 for c in certs if judgements.get(c.id, {}).get("verdict") == "true")
-    judged = sum(1 for c in certs if c.id in judgements)
+    verdicts = [(judgement_of(c, judgements) or {}).get("verdict") for c in certs]
+    judged_true = sum(1 for v in verdicts if v == "true")
+    judged = sum(1 for v in verdicts if v is not None)
     return {
         "conversations": len({s.conversation_id for s in scores}),
         "assistant_turns": turns,

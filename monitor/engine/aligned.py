@@ -106,6 +106,13 @@ def different_names(a: str, b: str, values: str = "") -> bool:
     return bool(na - nb) and bool(nb - na)
 
 
+def no_shared_name(a: str, b: str) -> bool:
+    """Both sentences name things and none of them is the same ("the capital of France is
+    Paris" / "the capital of Italy is Rome"): two facts about different things."""
+    na, nb = _names(a), _names(b)
+    return bool(na) and bool(nb) and not na & nb
+
+
 def shared_words(a: str, b: str) -> set[str]:
     """Content words both sentences use, numbers and units aside."""
     words = cues.content_words(a) & cues.content_words(b)

@@ -6,6 +6,7 @@ the turn's assertions join the window (`remember`). See `engine.meaning` for the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -25,6 +26,8 @@ Scored = tuple[int, Finding, float]
 Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
 _MAX_SENTENCE = 240
+_ENUMERATED = re.compile(r"^\s*(?:\d+[.)]|[a-z][.)])\s")
+_NEGATED = re.compile(r"\b(?:not|no|never|none|nothing|cannot|without)\b|n't\b", re.I)
 _MIN_CONTENT_WORDS = 2
 
 
@@ -70,7 +73,8 @@ class VerdictStage:
             if found is None or (sentence, c.prior.sentence) in covered or meaning.agrees(
                     found, cfg.verifier_entailment):
                 continue
-            if found.contradiction < cfg.verifier_certificate:
+            if found.contradiction < cfg.verifier_certificate or restates(
+                    sentence, c.prior.sentence, c.similarity, cfg.verifier_paraphrase):
                 continue
             covered.add((sentence, c.prior.sentence))
             alone.append((-1, _nli_finding(sentence, asserted[c.index][1], turn, c, found),
@@ -140,7 +144,23 @@ def comparable(
         return False  # "now the coin is tails up" after the user flipped it again
     if _numbers_may_differ(state, turn, sentence, prior):
         return False
+    if _ENUMERATED.match(sentence) and _ENUMERATED.match(prior.sentence):
+        return False  # "2. Choose a location" / "3. Raise capital": items of a list
+    if aligned.no_shared_name(sentence, prior.sentence):
+        return False  # "the capital of France is Paris" / "the capital of Italy is Rome"
     return not state.changed_between(prior.turn, turn, words & prior_words)
+
+
+def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool:
+    """A near paraphrase that changes no number and no negation says the same thing:
+    the verifier, trained on one-word swaps, reads "won the title" / "secured the title"
+    as a contradiction; the embedding and the structure know better."""
+    if similarity < floor:
+        return False
+    if sorted(a.surface for a in aligned.measured(sentence)) != sorted(
+            a.surface for a in aligned.measured(prior)):
+        return False
+    return bool(_NEGATED.search(sentence)) == bool(_NEGATED.search(prior))
 
 
 def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
