@@ -126,14 +126,18 @@ class EngineConfig(BaseModel):
     """Pairs judged per turn at most (each costs two verifier calls, one per order); the
     most similar are kept."""
     verifier_entailment: float = 0.5
-    """P(entailment) either way at or above this (and above P(contradiction)) makes a pair
-    agreement: a restatement, never a certificate."""
-    verifier_rule_floor: float = 0.25
-    """A rule's finding stands only when the verifier's P(contradiction) reaches this."""
+    """P(entailment) either way at or above this (and above P(contradiction)) makes a
+    candidate of the verifier's agreement; both ways, it vetoes a rule's finding as a
+    restatement."""
     verifier_certificate: float = 0.80
     """A finding of the verifier alone (detector `nli`) needs this P(contradiction): on the
     blind probe's dev split 0.6 let four false alarms in for each true one, 0.8 one."""
-    verifier_paraphrase: float = 0.80
+    verifier_user_certificate: float = 0.97
+    """The same against what the user said about themselves: the verifier reads advice
+    about a user's situation ("I have a weak back" / "strengthening your back helps") as
+    incompatible with it far more often than it is (every such MT-Bench-101 certificate
+    at 0.8 was judged false)."""
+    verifier_paraphrase: float = 0.70
     """Cosine from which two sentences with the same numbers and the same polarity are a
     restatement whatever the verifier says (see engine.verdict.restates)."""
     verifier_max_nli_per_turn: int = Field(default=1, ge=0)

@@ -85,4 +85,4 @@ def test_score_uses_the_config_file(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     [score] = [json.loads(line) for line in result.stdout.splitlines()
                if json.loads(line)["type"] == "turn_score"]
-    assert score["engine_version"].endswith("+" + EngineConfig(trend_decay=0.2).fingerprint())
+    assert "+" + EngineConfig(trend_decay=0.2).fingerprint() + "." in score["engine_version"]

@@ -139,7 +139,7 @@ VALID_CHAT = {"conversation_id": "ok", "messages": [
 ])
 def test_a_malformed_openai_message_is_one_invalid_record(bad_message: dict[str, Any]
                                                           ) -> None:
-    from monitor.cli import parse_lines
+    from monitor.runner.offline import parse_lines
 
     bad = json.dumps({"conversation_id": "bad", "messages": [bad_message]})
     lines = [json.dumps(VALID_CHAT), bad, json.dumps({**VALID_CHAT, "conversation_id": "ok2"})]

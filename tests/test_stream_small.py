@@ -22,7 +22,7 @@ TURN = '{"conversation_id": "c", "turn_index": 0, "role": "user", "text": "hi"}'
 
 
 def test_a_line_starting_with_a_byte_order_mark_is_read() -> None:
-    from monitor.cli import parse_lines
+    from monitor.runner.offline import parse_lines
 
     chat = '{"conversation_id": "d", "messages": [{"role": "user", "content": "hi"}]}'
     items = [item for _, item in parse_lines(

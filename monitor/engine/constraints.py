@@ -102,6 +102,7 @@ def _stem(word: str) -> str:
     return word
 
 
+_FREE_OF = re.compile(r"\w-free\b")
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/", re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore)\b.*$",
                        re.I)
@@ -151,8 +152,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
 def broken_by(sentence: str, constraint: Constraint) -> str | None:
     """The word of an answer sentence that breaks the constraint, or None."""
     lower = sentence.lower().replace("’", "'")
-    if tables().avoiding.search(lower):
-        return None  # the answer is steering around it
+    if tables().avoiding.search(lower) or _FREE_OF.search(lower):
+        return None  # the answer is steering around it ("nut-free", "lactose-free")
     for word in constraint.breaks:
         stem_only = word == constraint.label and " " not in word
         pattern = (rf"(?<![\w-]){re.escape(word)}\w*" if stem_only

@@ -40,6 +40,8 @@ class Assertion:
     speaker: str
     sentence: str
     context: str
+    subjects: tuple[str, ...] = ()
+    """Head words of the subjects the parse found in the sentence (may be none)."""
 
 
 @dataclass(frozen=True)
@@ -107,14 +109,20 @@ def agrees(verdict: PairVerdict, entailment_floor: float) -> bool:
     return verdict.entailment >= entailment_floor and verdict.entailment > verdict.contradiction
 
 
-def combined_confidence(verdict: PairVerdict, rule_confidence: float | None) -> float:
-    """How sure the certificate is: the verifier's P(contradiction), raised by a rule.
+def restated(verdict: PairVerdict, entailment_floor: float) -> bool:
+    """Each sentence entails the other: the same claim twice, whatever a rule read."""
+    return min(verdict.forward.entailment, verdict.backward.entailment) >= entailment_floor
 
-    Two independent witnesses: a rule that found the conflict (numbers as intervals, a
-    negated predicate) and the verifier. Combined as 1 - (1-p)(1-r·p): a rule adds weight
-    in proportion to what the verifier already sees, so a rule alone cannot page.
+
+def combined_confidence(verdict: PairVerdict, rule_confidence: float | None) -> float:
+    """How sure the certificate is: the rule's confidence, raised by the verifier.
+
+    Two witnesses, combined as a noisy OR, 1 - (1-r)(1-p). Measured on MT-Bench-101, the
+    rules that survive the structural vetoes were right where the verifier alone mostly
+    was not (read certificates: docs/notes/issue-18.md), so the verifier can raise a
+    rule's confidence and veto it only by calling the pair a restatement both ways.
     """
     p = verdict.contradiction
     if rule_confidence is None:
         return p
-    return 1.0 - (1.0 - p) * (1.0 - rule_confidence * p)
+    return 1.0 - (1.0 - p) * (1.0 - rule_confidence)

@@ -283,7 +283,8 @@ class Engine:
                     [c for s in extraction.sentences for c in constraints_in(s, event.turn_index)],
                     self.config.max_constraints)
                 if self.verdict is not None:
-                    self.verdict.remember(state, event.turn_index, "user", extraction.asserted)
+                    self.verdict.remember(state, event.turn_index, "user", extraction.asserted,
+                                          _subjects_by_sentence(facts))
             outcome = TurnOutcome(event=event)
         outcome.gap = gap
         state.graph.compact(self.config.max_nodes, self.config.max_fact_edges,
@@ -497,8 +498,9 @@ class Engine:
         findings += [f for f in self._amount_findings(state, event, extraction, facts)
                      if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
         asserted = [] if cues.is_creative_request(prompt) else extraction.asserted
+        subjects = _subjects_by_sentence(facts)
         if self.verdict is not None:
-            findings = self.verdict.judge(state, turn, asserted, findings)
+            findings = self.verdict.judge(state, turn, asserted, findings, subjects)
         findings += self._constraint_findings(state, turn, asserted)
         findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
@@ -507,7 +509,7 @@ class Engine:
         findings = [f for f in capped if state.certify(_conflict_key(f[1]))]
         self._remember_statements(state, event, extraction, facts)
         if self.verdict is not None:
-            self.verdict.remember(state, turn, "assistant", asserted)
+            self.verdict.remember(state, turn, "assistant", asserted, subjects)
         certified = {i for i, _, _ in findings if i >= 0}
         return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
 
@@ -857,6 +859,15 @@ _PAGING_DETECTORS = frozenset(
     {"negation", "numeric", "exclusive", "user_fact", "antonym", "nli", "constraint"})
 _PERSONS = frozenset({"user", "assistant"})
 _NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def _subjects_by_sentence(facts: Sequence[Fact]) -> dict[str, tuple[str, ...]]:
+    """Head words of each sentence's parsed subjects (a guessed pronoun's excepted)."""
+    heads: dict[str, set[str]] = {}
+    for fact in facts:
+        if not fact.resolved:
+            heads.setdefault(fact.sentence, set()).add(head_word(fact.subject))
+    return {s: tuple(sorted(h)) for s, h in heads.items()}
 
 
 def _normal(sentence: str) -> str:

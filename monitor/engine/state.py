@@ -241,7 +241,8 @@ class ConversationState:
             "user_topics": [[t, w] for t, w in self.user_topics],
             "certified": self.certified,
             "statements": [list(row) for row in self.statements],
-            "assertions": [[a.turn, a.speaker, a.sentence, a.context] for a in self.assertions],
+            "assertions": [[a.turn, a.speaker, a.sentence, a.context, list(a.subjects)]
+                           for a in self.assertions],
             "constraints": [[c.turn, c.sentence, c.label, list(c.breaks)]
                             for c in self.constraints],
             "digests": sorted([i, d] for i, d in self.digests.items()),
@@ -285,8 +286,9 @@ class ConversationState:
             user_topics=[(int(t), list(w)) for t, w in data["user_topics"]],
             certified=list(data["certified"]),
             statements=[(int(t), sp, se, c) for t, sp, se, c in data["statements"]],
-            assertions=[Assertion(int(t), sp, se, c)
-                        for t, sp, se, c in data.get("assertions", [])],
+            assertions=[Assertion(int(row[0]), row[1], row[2], row[3],
+                                  tuple(row[4]) if len(row) > 4 else ())
+                        for row in data.get("assertions", [])],
             constraints=[Constraint(int(t), se, label, tuple(words))
                          for t, se, label, words in data.get("constraints", [])],
             digests={int(i): str(d) for i, d in data.get("digests", [])},

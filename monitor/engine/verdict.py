@@ -7,14 +7,14 @@ the turn's assertions join the window (`remember`). See `engine.meaning` for the
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
 from monitor.config import EngineConfig
-from monitor.engine import aligned, cues, meaning
+from monitor.engine import aligned, cues, lexicon, meaning
 from monitor.engine.contradiction import Finding
 from monitor.engine.graph import Fact
 from monitor.engine.meaning import Assertion
@@ -27,6 +27,12 @@ Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
 _MAX_SENTENCE = 240
 _ENUMERATED = re.compile(r"^\s*(?:\d+[.)]|[a-z][.)])\s")
+_WORDS = re.compile(r"[a-z]+")
+_ANSWER = re.compile(r"^\W*(?:no|yes|yeah|nope)\b[\s,.!:;-]*", re.I)
+"""A leading "No," answers the user; it does not negate the sentence after it."""
+_CORRECTS = re.compile(r"\b(?:actually|in fact|correct(?:ly|ion)?|mistake|rather|instead|"
+                       r"not|no longer)\b|n't\b", re.I)
+"""A sentence that corrects: naming a different thing is then the point of it."""
 _NEGATED = re.compile(r"\b(?:not|no|never|none|nothing|cannot|without)\b|n't\b", re.I)
 _MIN_CONTENT_WORDS = 2
 
@@ -43,11 +49,17 @@ class VerdictStage:
         turn: int,
         asserted: Sequence[tuple[str, str]],
         rule_findings: Sequence[Scored],
+        subjects: Mapping[str, tuple[str, ...]] | None = None,
     ) -> list[Scored]:
-        """Rule findings the verifier does not overrule, plus its own `nli` findings."""
+        """Rule findings the verifier does not overrule, plus its own `nli` findings.
+
+        `subjects` maps a sentence to the head words of its parsed subjects: two sentences
+        whose subjects are all different ("the museum" / "the library") are not compared.
+        """
         cfg = self.config
         sentences = [s[:_MAX_SENTENCE] for s, _ in asserted]
-        candidates = self._candidates(state, turn, sentences, [c for _, c in asserted])
+        heads = [(subjects or {}).get(s, ()) for s in sentences]
+        candidates = self._candidates(state, turn, sentences, [c for _, c in asserted], heads)
         rule_pairs = [(f.claim.sentence, f.prior.sentence, f.prior.speaker)
                       for _, f, _ in rule_findings]
         pairs = list(dict.fromkeys(
@@ -59,9 +71,8 @@ class VerdictStage:
         for i, finding, alignment in rule_findings:
             verdict = judged[(finding.claim.sentence, finding.prior.sentence,
                               finding.prior.speaker)]
-            if meaning.agrees(verdict, cfg.verifier_entailment) or (
-                    verdict.contradiction < cfg.verifier_rule_floor):
-                continue  # the rule saw a conflict the meaning does not hold
+            if meaning.restated(verdict, cfg.verifier_entailment):
+                continue  # both ways entailed: the rule misread a restatement
             confidence = meaning.combined_confidence(verdict, finding.confidence)
             out.append((i, replace(finding, confidence=confidence, verdict=verdict), alignment))
         covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in out} | {
@@ -73,7 +84,9 @@ class VerdictStage:
             if found is None or (sentence, c.prior.sentence) in covered or meaning.agrees(
                     found, cfg.verifier_entailment):
                 continue
-            if found.contradiction < cfg.verifier_certificate or restates(
+            floor = (cfg.verifier_user_certificate if c.prior.speaker == "user"
+                     else cfg.verifier_certificate)
+            if found.contradiction < floor or restates(
                     sentence, c.prior.sentence, c.similarity, cfg.verifier_paraphrase):
                 continue
             covered.add((sentence, c.prior.sentence))
@@ -99,7 +112,8 @@ class VerdictStage:
                 for k, judgement in zip(need, backward, strict=True)}
 
     def _candidates(
-        self, state: ConversationState, turn: int, sentences: list[str], contexts: list[str]
+        self, state: ConversationState, turn: int, sentences: list[str], contexts: list[str],
+        heads: list[tuple[str, ...]],
     ) -> list[meaning.Candidate]:
         window = [a for a in state.assertions if a.turn < turn]
         if not window or not sentences:
@@ -108,6 +122,8 @@ class VerdictStage:
         window_vecs = self.embed([a.sentence for a in window])
 
         def allowed(i: int, prior: Assertion) -> bool:
+            if heads[i] and prior.subjects and not set(heads[i]) & set(prior.subjects):
+                return False  # "the museum is open" / "the library is closed"
             return comparable(state, turn, sentences[i], contexts[i], prior)
 
         found = meaning.nearest(new_vecs, window, window_vecs, self.config.verifier_top_k,
@@ -118,10 +134,12 @@ class VerdictStage:
     def remember(
         self, state: ConversationState, turn: int, speaker: str,
         asserted: Sequence[tuple[str, str]],
+        subjects: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         """The turn's assertions join the window (a user's only about themselves)."""
-        rows = [Assertion(turn, speaker, s[:_MAX_SENTENCE], c) for s, c in asserted
-                if speaker != "user" or cues.speaks_of_self(s)]
+        rows = [Assertion(turn, speaker, s[:_MAX_SENTENCE], c,
+                          (subjects or {}).get(s[:_MAX_SENTENCE], ()))
+                for s, c in asserted if speaker != "user" or cues.speaks_of_self(s)]
         state.add_assertions(rows, self.config.verifier_window)
 
 
@@ -146,8 +164,10 @@ def comparable(
         return False
     if _ENUMERATED.match(sentence) and _ENUMERATED.match(prior.sentence):
         return False  # "2. Choose a location" / "3. Raise capital": items of a list
-    if aligned.no_shared_name(sentence, prior.sentence):
-        return False  # "the capital of France is Paris" / "the capital of Italy is Rome"
+    if aligned.no_shared_name(sentence, prior.sentence) or (
+            aligned.different_names(sentence, prior.sentence)
+            and not _CORRECTS.search(sentence)):
+        return False  # "Earth is 93 million miles from the Sun" / "Mars is 142 million..."
     return not state.changed_between(prior.turn, turn, words & prior_words)
 
 
@@ -160,7 +180,12 @@ def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool
     if sorted(a.surface for a in aligned.measured(sentence)) != sorted(
             a.surface for a in aligned.measured(prior)):
         return False
-    return bool(_NEGATED.search(sentence)) == bool(_NEGATED.search(prior))
+    if bool(_NEGATED.search(_ANSWER.sub("", sentence))) != bool(
+            _NEGATED.search(_ANSWER.sub("", prior))):
+        return False
+    words = set(_WORDS.findall(sentence.lower())) - set(_WORDS.findall(prior.lower()))
+    others = set(_WORDS.findall(prior.lower())) - set(_WORDS.findall(sentence.lower()))
+    return not any(lexicon.are_antonyms(a, b) for a in words for b in others)  # open/closed
 
 
 def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
