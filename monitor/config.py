@@ -129,9 +129,11 @@ class EngineConfig(BaseModel):
     """P(entailment) either way at or above this (and above P(contradiction)) makes a
     candidate of the verifier's agreement; both ways, it vetoes a rule's finding as a
     restatement."""
-    verifier_certificate: float = 0.80
-    """A finding of the verifier alone (detector `nli`) needs this P(contradiction): on the
-    blind probe's dev split 0.6 let four false alarms in for each true one, 0.8 one."""
+    verifier_certificate: float = 0.90
+    """A finding of the verifier alone (detector `nli`) needs this P(contradiction). On the
+    blind probe's dev split 0.6 let four false alarms in for each true one and 0.8 about
+    one; of the MT-Bench-101 nli certificates read between 0.8 and 0.9, 2 of 11 were
+    true."""
     verifier_user_certificate: float = 0.97
     """The same against what the user said about themselves: the verifier reads advice
     about a user's situation ("I have a weak back" / "strengthening your back helps") as
@@ -144,7 +146,7 @@ class EngineConfig(BaseModel):
     """Findings of the verifier alone kept per answer (the most confident): an answer that
     contradicts an earlier one usually does so once, and each further pair found beside
     it is far more often a false alarm than a second contradiction."""
-    verifier_page: float = 0.90
+    verifier_page: float = 0.95
     """Combined confidence from which a certificate pages. The model card's calibration
     (precision 0.9 on its dev split's non-templated sources) gives 0.76; real assistant
     text is harder than that dev split (the blind probe's dev precision at 0.8 is about
