@@ -75,7 +75,8 @@ PHASES_NOTE = """Phase 1 learns NLI from the whole set. Read on real assistant t
 called topically related, compatible sentences contradictions, and any sentence with a
 "no" or "never" in it too (CANNOT's 22,860 templated negations against 3,080 others teach
 exactly that). Phase 2 continues from phase 1's weights with CANNOT cut to 6,000 pairs and
-16,000 related-but-independent pairs labelled neutral."""
+up to 16,000 related-but-independent pairs labelled neutral (as many as the premises
+give: the counts actually used are in the card's training mix)."""
 
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,4})(?![\w.,]|:\d)")
@@ -532,8 +533,11 @@ uses the mean P(contradiction).
   sources not made from templates):
   {page.get('threshold')} (precision {page.get('precision')}, recall {page.get('recall')})
 - Binary sources (`contradiction` / `not_contradiction`) train P(contradiction) only; the
-  training adds {card['settings']['number_swaps']} number-swap pairs (source
-  `aug_number_swap`) built from training premises only
+  training adds number-swap pairs (`aug_number_swap`, at most
+  {card['settings']['number_swaps']}) built from training premises only
+- The engine asks more of it than this calibration (nli certificates from 0.90, pages
+  from 0.95; `EngineConfig`): read on real assistant text, its precision is lower than on
+  this dev split
 
 ## Dev figures per source
 
