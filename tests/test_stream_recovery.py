@@ -191,7 +191,12 @@ def test_a_broker_that_comes_back_empty_mid_replay_loses_no_score(
                 restarts += 1
                 assert restarts == 1
                 worker.start()
-            scores = consume(url, "skg.scores", until_idle=1.0)
+            try:
+                scores = consume(url, "skg.scores", until_idle=1.0)
+            except RuntimeError as exc:  # the empty broker has no skg.scores until the
+                if "not found" not in str(exc):  # restarted worker creates its topics
+                    raise
+                scores = []
             if len({r["id"] for r in scores}) >= 300:
                 break
             time.sleep(2)
