@@ -13,8 +13,9 @@ its probabilities mean:
   something new about what both mention, one sentence and its own copy. Those pairs never
   reach the verifier.
 * **Verdict.** P(contradiction) is the mean over both orders; a restatement (high
-  P(entailment) either way) is agreement. A rule finding needs the verifier not to call
-  the pair agreement; a finding of the verifier alone is detector `nli`.
+  P(entailment) either way) is agreement. A rule's finding is combined with the verifier
+  as a second witness and vetoed only when each sentence entails the other; a finding of
+  the verifier alone is detector `nli`.
 
 User sentences are put in the assistant's voice before judging ("I don't drive" -> "you
 don't drive"), so that the verifier sees one referent on both sides.
