@@ -44,7 +44,8 @@ class _Tables:
     not_after_no: frozenset[str]
 
 
-def _words_pattern(words: list[str] | tuple[str, ...]) -> re.Pattern[str]:
+@cache
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I)
 
@@ -77,7 +78,7 @@ def tables() -> _Tables:
         members={g: frozenset(w) for g, w in members.items()},
         diets={d: tuple(g) for d, g in config["diets"].items()},
         activities=activities,
-        avoiding=_words_pattern(config["avoiding"]["words"]),
+        avoiding=_words_pattern(tuple(config["avoiding"]["words"])),
         openers=re.compile(
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
                                                                     reverse=True))
@@ -125,7 +126,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     lower = text.lower()
     found: dict[str, set[str]] = {}
     for diet, groups in t.diets.items():
-        if _words_pattern([diet]).search(lower) and _FIRST_PERSON.search(lower):
+        if _words_pattern((diet,)).search(lower) and _FIRST_PERSON.search(lower):
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (set_by, breaks) in t.activities.items():
         if any(phrase in lower for phrase in set_by):
@@ -154,11 +155,18 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
     lower = sentence.lower().replace("’", "'")
     if tables().avoiding.search(lower) or _FREE_OF.search(lower):
         return None  # the answer is steering around it ("nut-free", "lactose-free")
-    for word in constraint.breaks:
-        stem_only = word == constraint.label and " " not in word
-        pattern = (rf"(?<![\w-]){re.escape(word)}\w*" if stem_only
-                   else rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w-])")
-        match = re.search(pattern, lower)
+    for pattern in _breaking_patterns(constraint.label, constraint.breaks):
+        match = pattern.search(lower)
         if match:
             return sentence[match.start():match.end()]
     return None
+
+
+@cache
+def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """One compiled pattern per breaking word, in order, built once per constraint: a food
+    group has hundreds of members and every answer sentence is checked against them."""
+    return tuple(
+        re.compile(rf"(?<![\w-]){re.escape(word)}\w*" if word == label and " " not in word
+                   else rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w-])")
+        for word in breaks)

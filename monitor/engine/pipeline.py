@@ -914,12 +914,9 @@ def _user_gave_amount(state: ConversationState, after: int, before: int,
 def _statement_fact(sentence: str, context: str, speaker: str, turn: int,
                     amount: amounts.Amount, shared: set[str]) -> Fact:
     """A sentence-level amount claim in the shape certificates quote."""
-    return Fact(
-        subject=" ".join(sorted(shared)[:4]), relation="amount", object=amount.surface.lower(),
-        object_text=amount.surface, negated=False, modality="asserted", speaker=speaker,
-        turn=turn, sentence=sentence, predicate="amount", prep="", time_scope=None,
-        importance=1.0, context=context,
-    )
+    return replace(sentence_fact(sentence, context, speaker, turn, " ".join(sorted(shared)[:4])),
+                   relation="amount", object=amount.surface.lower(),
+                   object_text=amount.surface, predicate="amount")
 
 
 def _conflict_key(finding: contradiction.Finding) -> str:

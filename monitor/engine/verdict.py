@@ -63,9 +63,8 @@ class VerdictStage:
         rule_pairs = [(f.claim.sentence, f.prior.sentence, f.prior.speaker)
                       for _, f, _ in rule_findings]
         pairs = list(dict.fromkeys(
-            [(a, b, speaker) for a, b, speaker in rule_pairs]
-            + [(sentences[c.index], c.prior.sentence, c.prior.speaker) for c in candidates]
-        ))
+            [*rule_pairs,
+             *((sentences[c.index], c.prior.sentence, c.prior.speaker) for c in candidates)]))
         judged = self._verdicts(pairs, set(rule_pairs))
         out: list[Scored] = []
         for i, finding, alignment in rule_findings:

@@ -27,7 +27,7 @@ import numpy as np
 from monitor.engine.protocols import Judgement, PairVerdict, Verifier, verdicts
 
 __all__ = ["Judgement", "OnnxVerifier", "PairVerdict", "Verifier", "default_verifier",
-           "model_available", "model_card", "verdicts"]
+           "model_card", "verdicts"]
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "data" / "verifier"
 MODEL_FILE = "verifier.int8.onnx"
@@ -40,10 +40,6 @@ def model_card(model_dir: Path = MODEL_DIR) -> dict[str, Any]:
     """The shipped model's card (labels order, hash, dev figures, settings)."""
     card: dict[str, Any] = json.loads((model_dir / "model_card.json").read_text())
     return card
-
-
-def model_available(model_dir: Path = MODEL_DIR) -> bool:
-    return (model_dir / MODEL_FILE).is_file() and (model_dir / "model_card.json").is_file()
 
 
 class OnnxVerifier:
