@@ -79,7 +79,7 @@ def test_graph_compaction_bounds_nodes_and_facts() -> None:
                             None, 1.0))
         graph.compact(max_nodes=30, max_fact_edges=10, keep_turn=turn)
     assert graph.fact_count() <= 10
-    assert graph.g.number_of_nodes() <= 30
+    assert graph.node_count() <= 30
 
 
 def _weighted_fit(qs: list[float], decay: float) -> tuple[float, float]:

@@ -16,7 +16,7 @@ _LAZY = {
     "Engine": "monitor.engine.pipeline",
     "EngineConfig": "monitor.config",
     "TurnOutcome": "monitor.engine.pipeline",
-    "duplicates_of": "monitor.engine.pipeline",
+    "duplicates_of": "monitor.engine.order",
 }
 
 __all__ = sorted(_LAZY)

@@ -24,6 +24,9 @@ from monitor.contracts import TurnEvent
 from monitor.engine.extract import Extraction
 
 T = TypeVar("T")
+SENTENCE_CHARS = 240
+"""How much of one sentence a fact, an assertion or a certificate keeps (the rest of a
+run-on sentence is rarely the claim, and states stay small)."""
 _SENTENCE_ENDS = (". ", "! ", "? ", "\n")
 
 

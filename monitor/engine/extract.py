@@ -382,91 +382,118 @@ class RuleExtractor:
         out: Extraction,
         importance: float,
     ) -> None:
-        subj, subj_type = subject
+        emit = _ClaimEmitter(subject=subject, modality=modality, sentence=sentence, utt=utt,
+                             out=out, importance=importance, scope=_time_scope(head))
+        emit.clause(head)
+
+
+@dataclass
+class _ClaimEmitter:
+    """The triples of one clause head: its complements ("is open on Mondays"), else its
+    objects and prepositional objects ("leaves at 8:15"), each with the clause's
+    subject, modality, scope and importance."""
+
+    subject: tuple[str, str]
+    modality: Modality
+    sentence: str
+    utt: Utterance
+    out: Extraction
+    importance: float
+    scope: str | None
+
+    def clause(self, head: Any) -> None:
         negated = _is_negated(head)
         children = list(head.children)
-        scope = _time_scope(head)
         particle = " ".join(c.lower_ for c in children if c.dep_ == "prt")
         passive = any(c.dep_ == "auxpass" for c in children)
         predicate = head.lower_ if passive and head.tag_ == "VBN" else head.lemma_.lower()
         if particle:
             predicate = f"{predicate} {particle}"
-
-        def add_attributes(obj_token: Any) -> None:
-            """ "The hotel has an indoor pool" also says the pool is indoor."""
-            noun = obj_token.lemma_.lower() if obj_token.pos_ == "NOUN" else ""
-            for mod in obj_token.children:
-                if noun and mod.dep_ == "amod" and mod.pos_ == "ADJ" and mod.i < obj_token.i:
-                    out.triples.append(Triple(
-                        subject=noun, relation=mod.lemma_.lower(), object="", negated=False,
-                        modality=modality, speaker=utt.speaker, turn_index=utt.turn_index,
-                        sentence=sentence, subject_type="concept", time_scope=scope,
-                        importance=importance * 0.5, predicate=mod.lemma_.lower(), prep="",
-                    ))
-
-        def add(pred: str, prep: str, obj_token: Any | None, neg: bool) -> None:
-            if obj_token is None:
-                obj, obj_text, obj_type = "", "", "concept"
-            else:
-                obj = _label_of(obj_token)
-                obj_text = _object_text(obj_token)
-                obj_type = _type_of(obj_token)
-                if obj_token.lower_ in _FIRST_PERSON:
-                    obj = SPEAKER_LABEL[utt.speaker]
-                elif obj_token.lower_ in _SECOND_PERSON:
-                    obj = OTHER_PARTY[utt.speaker]
-                if any(c.lower_ in _NEG_DETERMINERS and c.dep_ == "det"
-                       for c in obj_token.children):
-                    neg = not neg
-            relation = f"{pred} {prep}".strip()
-            out.triples.append(
-                Triple(
-                    subject=subj, relation=relation, object=obj, negated=neg,
-                    modality=modality, speaker=utt.speaker, turn_index=utt.turn_index,
-                    sentence=sentence, object_text=obj_text, subject_type=subj_type,
-                    object_type=obj_type, time_scope=scope, importance=importance,
-                    predicate=pred, prep=prep,
-                )
-            )
-
         complements = [c for c in children if c.dep_ in {"acomp", "attr", "oprd"}]
+        if self.complements(head, complements, predicate, passive, negated):
+            return
+        self.objects(head, [c for c in children if c.dep_ in {"dobj", "dative"}], predicate,
+                     negated)
+
+    def complements(self, head: Any, complements: list[Any], predicate: str, passive: bool,
+                    negated: bool) -> bool:
+        """Copular claims; True when any was emitted (then objects are not read)."""
         emitted = False
         for comp in complements:
             for item in _with_conjuncts(comp):
+                emitted = True
                 measure = next((c for c in item.children if c.dep_ == "npadvmod"
                                 and any(g.pos_ == "NUM" for g in c.subtree)), None)
                 if measure is not None and item.lemma_.lower() == "old":
                     number = next(g for g in measure.subtree if g.pos_ == "NUM")
-                    add("be", "", number, negated)  # an age: "35 years old" is "35"
-                    emitted = True
-                    continue
-                if item.pos_ == "ADJ" or item.dep_ == "acomp":
-                    adj = item.lemma_.lower() if item.tag_ not in {"JJR", "JJS"} else item.lower_
-                    adj_neg = negated or _is_negated(item)
-                    preps = _preps(item) + _preps(head)
-                    if preps:
-                        for prep, pobj in preps:
-                            add(adj, prep, pobj, adj_neg)
-                    else:
-                        add(adj, "", None, adj_neg)
+                    self.add("be", "", number, negated)  # an age: "35 years old" is "35"
+                elif item.pos_ == "ADJ" or item.dep_ == "acomp":
+                    self.adjective(head, item, negated)
                 else:
                     copula = predicate if passive else "be"
-                    add(copula, "", item, negated)
+                    self.add(copula, "", item, negated)
                     for prep, pobj in _preps(head):
-                        add(copula, prep, pobj, negated)
-                emitted = True
-        if emitted:
-            return
-        objects = [c for c in children if c.dep_ in {"dobj", "dative"}]
+                        self.add(copula, prep, pobj, negated)
+        return emitted
+
+    def adjective(self, head: Any, item: Any, negated: bool) -> None:
+        adj = item.lemma_.lower() if item.tag_ not in {"JJR", "JJS"} else item.lower_
+        adj_neg = negated or _is_negated(item)
+        preps = _preps(item) + _preps(head)
+        if not preps:
+            self.add(adj, "", None, adj_neg)
+        for prep, pobj in preps:
+            self.add(adj, prep, pobj, adj_neg)
+
+    def objects(self, head: Any, objects: list[Any], predicate: str, negated: bool) -> None:
         for obj in objects:
             for item in _with_conjuncts(obj):
-                add(predicate, "", item, negated)
+                self.add(predicate, "", item, negated)
                 if not negated:
-                    add_attributes(item)
+                    self.attributes(item)
         for prep, pobj in _preps(head):
-            add(predicate, prep, pobj, negated)
+            self.add(predicate, prep, pobj, negated)
         if not objects and not _preps(head) and predicate != "be":
-            add(predicate, "", None, negated)
+            self.add(predicate, "", None, negated)
+
+    def attributes(self, obj_token: Any) -> None:
+        """ "The hotel has an indoor pool" also says the pool is indoor."""
+        noun = obj_token.lemma_.lower() if obj_token.pos_ == "NOUN" else ""
+        if not noun:
+            return
+        for mod in obj_token.children:
+            if mod.dep_ == "amod" and mod.pos_ == "ADJ" and mod.i < obj_token.i:
+                self.out.triples.append(Triple(
+                    subject=noun, relation=mod.lemma_.lower(), object="", negated=False,
+                    modality=self.modality, speaker=self.utt.speaker,
+                    turn_index=self.utt.turn_index, sentence=self.sentence,
+                    subject_type="concept", time_scope=self.scope,
+                    importance=self.importance * 0.5, predicate=mod.lemma_.lower(), prep="",
+                ))
+
+    def add(self, pred: str, prep: str, obj_token: Any | None, neg: bool) -> None:
+        speaker = self.utt.speaker
+        if obj_token is None:
+            obj, obj_text, obj_type = "", "", "concept"
+        else:
+            obj = _label_of(obj_token)
+            obj_text = _object_text(obj_token)
+            obj_type = _type_of(obj_token)
+            if obj_token.lower_ in _FIRST_PERSON:
+                obj = SPEAKER_LABEL[speaker]
+            elif obj_token.lower_ in _SECOND_PERSON:
+                obj = OTHER_PARTY[speaker]
+            if any(c.lower_ in _NEG_DETERMINERS and c.dep_ == "det"
+                   for c in obj_token.children):
+                neg = not neg
+        subj, subj_type = self.subject
+        self.out.triples.append(Triple(
+            subject=subj, relation=f"{pred} {prep}".strip(), object=obj, negated=neg,
+            modality=self.modality, speaker=speaker, turn_index=self.utt.turn_index,
+            sentence=self.sentence, object_text=obj_text, subject_type=subj_type,
+            object_type=obj_type, time_scope=self.scope, importance=self.importance,
+            predicate=pred, prep=prep,
+        ))
 
 
 def _with_conjuncts(token: Any) -> list[Any]:

@@ -22,6 +22,7 @@ import networkx as nx
 import numpy as np
 import numpy.typing as npt
 
+from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.extract import Triple
 
 _DIGIT = re.compile(r"\d")
@@ -58,7 +59,7 @@ class Fact:
             subject=subject, relation=triple.relation, object=obj,
             object_text=triple.object_text, negated=triple.negated,
             modality=triple.modality, speaker=triple.speaker, turn=triple.turn_index,
-            sentence=triple.sentence[:240], predicate=triple.predicate, prep=triple.prep,
+            sentence=triple.sentence[:SENTENCE_CHARS], predicate=triple.predicate, prep=triple.prep,
             time_scope=triple.time_scope, importance=triple.importance,
             object_type=triple.object_type, context=triple.context, item=triple.item,
             resolved=triple.subject_type == "anaphor",
@@ -86,12 +87,30 @@ class ConversationGraph:
     """Nodes, fact edges and semantic edges of one conversation."""
 
     def __init__(self) -> None:
-        self.g: nx.MultiDiGraph = nx.MultiDiGraph()
+        self._g: nx.MultiDiGraph = nx.MultiDiGraph()
+        """Private: callers use the methods below, so the shape can change in one place."""
         self._next_edge = 0
 
     # --- nodes ----------------------------------------------------------------------
     def labels(self) -> list[str]:
-        return list(self.g.nodes)
+        return list(self._g.nodes)
+
+    def node_count(self) -> int:
+        return int(self._g.number_of_nodes())
+
+    def live_labels(self) -> set[str]:
+        """Nodes that may anchor later turns (not quarantined by a failed turn)."""
+        return {n for n, d in self._g.nodes(data=True) if not d["quarantined"]}
+
+    def is_quarantined(self, label: str) -> bool:
+        return bool(self._g.nodes[label]["quarantined"])
+
+    def quarantine(self, label: str) -> None:
+        """A failed turn's node: kept for the record, never an anchor again."""
+        self._g.nodes[label]["quarantined"] = True
+
+    def importance(self, label: str) -> float:
+        return float(self._g.nodes[label]["importance"])
 
     def resolve(
         self,
@@ -102,7 +121,7 @@ class ConversationGraph:
         threshold: float,
     ) -> str:
         """The node a label belongs to: itself if present, else the most similar mergeable."""
-        if label in self.g or vector is None or known_vectors is None or not known:
+        if label in self._g or vector is None or known_vectors is None or not known:
             return label
         sims = known_vectors @ vector
         for idx in np.argsort(-sims, kind="stable"):
@@ -114,14 +133,14 @@ class ConversationGraph:
 
     def touch(self, label: str, kind: str, importance: float, speaker: str, turn: int) -> bool:
         """Create or update a node; True when it is new."""
-        if label in self.g:
-            data = self.g.nodes[label]
+        if label in self._g:
+            data = self._g.nodes[label]
             data["importance"] = max(data["importance"], importance)
             data["last_turn"] = turn
             if speaker not in data["speakers"]:
                 data["speakers"] = sorted([*data["speakers"], speaker])
             return False
-        self.g.add_node(
+        self._g.add_node(
             label, type=kind, importance=importance, speakers=[speaker],
             first_turn=turn, last_turn=turn, quarantined=False,
         )
@@ -132,34 +151,34 @@ class ConversationGraph:
         key = self._next_edge
         self._next_edge += 1
         target = fact.object or fact.subject
-        self.g.add_edge(fact.subject, target, key=key, kind="fact", fact=fact)
+        self._g.add_edge(fact.subject, target, key=key, kind="fact", fact=fact)
         return key
 
     def add_semantic(self, new: str, old: str, weight: float) -> None:
-        self.g.add_edge(new, old, key=f"s:{old}", kind="semantic", weight=round(weight, 6))
+        self._g.add_edge(new, old, key=f"s:{old}", kind="semantic", weight=round(weight, 6))
 
     def facts_about(self, subject: str) -> list[tuple[int, Fact]]:
         """Facts whose subject is this node, oldest first."""
-        if subject not in self.g:
+        if subject not in self._g:
             return []
         found = [
-            (k, d["fact"]) for _, _, k, d in self.g.out_edges(subject, keys=True, data=True)
+            (k, d["fact"]) for _, _, k, d in self._g.out_edges(subject, keys=True, data=True)
             if d["kind"] == "fact"
         ]
         found.sort(key=lambda kv: kv[0])
         return found
 
     def replace_fact(self, key: int, fact: Fact) -> None:
-        for u, v, k, d in self.g.out_edges(fact.subject, keys=True, data=True):
+        for u, v, k, d in self._g.out_edges(fact.subject, keys=True, data=True):
             if k == key and d["kind"] == "fact":
-                self.g.edges[u, v, k]["fact"] = fact
+                self._g.edges[u, v, k]["fact"] = fact
                 return
 
     def has_fact_link(self, node: str, others: set[str]) -> bool:
-        for u, _, d in self.g.in_edges(node, data=True):
+        for u, _, d in self._g.in_edges(node, data=True):
             if d["kind"] == "fact" and u in others and not d["fact"].quarantined:
                 return True
-        for _, v, d in self.g.out_edges(node, data=True):
+        for _, v, d in self._g.out_edges(node, data=True):
             if d["kind"] == "fact" and v in others and not d["fact"].quarantined:
                 return True
         return False
@@ -167,20 +186,24 @@ class ConversationGraph:
     def has_semantic_link(self, node: str, others: set[str]) -> bool:
         return any(
             d["kind"] == "semantic" and v in others
-            for _, v, d in self.g.out_edges(node, data=True)
+            for _, v, d in self._g.out_edges(node, data=True)
         )
 
+    def all_facts(self) -> list[Fact]:
+        """Every fact edge's payload, in edge order."""
+        return [d["fact"] for *_, d in self._g.edges(data=True) if d["kind"] == "fact"]
+
     def fact_count(self) -> int:
-        return sum(1 for *_, d in self.g.edges(data=True) if d["kind"] == "fact")
+        return sum(1 for *_, d in self._g.edges(data=True) if d["kind"] == "fact")
 
     # --- bounds ---------------------------------------------------------------------
     def compact(self, max_nodes: int, max_fact_edges: int, keep_turn: int) -> None:
         """Enforce the caps; nodes and facts of `keep_turn` (the current turn) survive."""
-        if (self.g.number_of_edges() <= max_fact_edges
-                and self.g.number_of_nodes() <= max_nodes):
+        if (self._g.number_of_edges() <= max_fact_edges
+                and self._g.number_of_nodes() <= max_nodes):
             return  # O(1) on the common path: all edges together are within the fact cap
         facts = [
-            (u, v, k, d["fact"]) for u, v, k, d in self.g.edges(keys=True, data=True)
+            (u, v, k, d["fact"]) for u, v, k, d in self._g.edges(keys=True, data=True)
             if d["kind"] == "fact"
         ]
         excess = len(facts) - max_fact_edges
@@ -206,20 +229,20 @@ class ConversationGraph:
                 if edge[2] not in seen:
                     seen.add(edge[2])
                     doomed.append(edge)
-            self.g.remove_edges_from(doomed)
-        if self.g.number_of_nodes() > max_nodes:
+            self._g.remove_edges_from(doomed)
+        if self._g.number_of_nodes() > max_nodes:
             candidates = sorted(
                 (
-                    (self.g.degree(n) > 0 and self._has_any_fact(n), d["last_turn"], n)
-                    for n, d in self.g.nodes(data=True) if d["last_turn"] != keep_turn
+                    (self._g.degree(n) > 0 and self._has_any_fact(n), d["last_turn"], n)
+                    for n, d in self._g.nodes(data=True) if d["last_turn"] != keep_turn
                 ),
             )
-            drop = self.g.number_of_nodes() - max_nodes
-            self.g.remove_nodes_from([n for _, _, n in candidates[:drop]])
+            drop = self._g.number_of_nodes() - max_nodes
+            self._g.remove_nodes_from([n for _, _, n in candidates[:drop]])
 
     def _has_any_fact(self, node: str) -> bool:
-        return any(d["kind"] == "fact" for *_, d in self.g.in_edges(node, data=True)) or any(
-            d["kind"] == "fact" for *_, d in self.g.out_edges(node, data=True)
+        return any(d["kind"] == "fact" for *_, d in self._g.in_edges(node, data=True)) or any(
+            d["kind"] == "fact" for *_, d in self._g.out_edges(node, data=True)
         )
 
     # --- serialisation ----------------------------------------------------------------
@@ -228,12 +251,12 @@ class ConversationGraph:
         nodes = [
             [n, d["type"], round(d["importance"], 6), d["speakers"], d["first_turn"],
              d["last_turn"], int(d["quarantined"])]
-            for n, d in self.g.nodes(data=True)
+            for n, d in self._g.nodes(data=True)
         ]
         sentences: dict[str, int] = {}
         facts = []
         semantic = []
-        for u, v, k, d in self.g.edges(keys=True, data=True):
+        for u, v, k, d in self._g.edges(keys=True, data=True):
             if d["kind"] == "fact":
                 f: Fact = d["fact"]
                 row = list(_fact_values(f))
@@ -253,7 +276,7 @@ class ConversationGraph:
     def from_plain(cls, data: dict[str, Any]) -> ConversationGraph:
         graph = cls()
         for n, kind, imp, speakers, first, last, quarantined in data["nodes"]:
-            graph.g.add_node(
+            graph._g.add_node(
                 n, type=kind, importance=imp, speakers=list(speakers), first_turn=first,
                 last_turn=last, quarantined=bool(quarantined),
             )
@@ -262,10 +285,10 @@ class ConversationGraph:
             row = dict(zip(_FACT_FIELDS, values, strict=True))
             row["sentence"] = sentences[row["sentence"]]
             fact = Fact(**row)
-            graph.g.add_edge(fact.subject, fact.object or fact.subject, key=key, kind="fact",
+            graph._g.add_edge(fact.subject, fact.object or fact.subject, key=key, kind="fact",
                              fact=fact)
         for u, v, w in data["semantic"]:
-            graph.g.add_edge(u, v, key=f"s:{v}", kind="semantic", weight=w)
+            graph._g.add_edge(u, v, key=f"s:{v}", kind="semantic", weight=w)
         graph._next_edge = data["next_edge"]
         return graph
 

@@ -55,3 +55,11 @@ def classify(events: Sequence[TurnEvent],
         else:
             out.append(("duplicate", ""))  # older than the window: assume a redelivery
     return out
+
+
+def duplicates_of(events: Sequence[TurnEvent],
+                  states: dict[str, ConversationState]) -> list[bool]:
+    """Which events the engine must not apply: every one `classify` does not call new (a
+    repeat, or a producer error the caller reports). The engine's idempotence and the
+    callers' reports are the same decision."""
+    return [verdict != "new" for verdict, _ in classify(events, states)]

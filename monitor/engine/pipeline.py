@@ -172,7 +172,7 @@ class Engine:
         conversation (a redelivery or a replay) changes nothing and yields an outcome with
         `duplicate=True`; it is recognised before any parsing, so it costs nothing either.
         """
-        repeated = duplicates_of(events, states)
+        repeated = order.duplicates_of(events, states)
         cfg = self.config
         work, cuts = [], []
         for e, dup in zip(events, repeated, strict=True):
@@ -335,7 +335,7 @@ class Engine:
                 if label and graph.touch(label, kind, fact.importance, fact.speaker, turn):
                     new_nodes.append(label)
             graph.add_fact(fact)
-        live_older = [n for n in older if not graph.g.nodes[n]["quarantined"]]
+        live_older = [n for n in older if not graph.is_quarantined(n)]
         if new_nodes and live_older:
             live_older.sort()
             older_vecs = self.embedder.embed(live_older)
@@ -416,7 +416,7 @@ class Engine:
                 for q in quantities.parse_quantities(old.object_text):
                     candidates.append((old.turn, key, old, q))
         revised: list[Fact] = []
-        sentence = text.strip()[:240]
+        sentence = text.strip()[:bounds.SENTENCE_CHARS]
         for new in fresh:
             matches = [
                 c for c in candidates
@@ -518,11 +518,11 @@ class Engine:
     ) -> tuple[list[str], float | None]:
         """Insert the turn's facts; how well its new nodes anchor in the older graph."""
         cfg = self.config
-        older = {n for n, d in state.graph.g.nodes(data=True) if not d["quarantined"]}
+        older = state.graph.live_labels()
         new_nodes = self._insert(state, facts, turn, quarantine=certified)
         anchors = []
         for label in new_nodes:
-            weight = clip01(state.graph.g.nodes[label]["importance"])
+            weight = clip01(state.graph.importance(label))
             if state.graph.has_fact_link(label, older):
                 anchors.append((weight, cfg.anchor_fact))
             elif state.graph.has_semantic_link(label, older):
@@ -694,13 +694,13 @@ class Engine:
         if facts and all(f.modality == "composed" for f in facts):
             return
         rows: list[tuple[int, str, str, str]] = [
-            (event.turn_index, event.role, sentence[:240], context)
+            (event.turn_index, event.role, sentence[:bounds.SENTENCE_CHARS], context)
             for sentence, context in extraction.asserted if aligned.measured(sentence)]
         if event.role == "user":  # a question can still give a new value ("what if 8?")
             said = {row[2] for row in rows}
-            rows += [(event.turn_index, "user-question", sentence[:240], "")
+            rows += [(event.turn_index, "user-question", sentence[:bounds.SENTENCE_CHARS], "")
                      for sentence in extraction.sentences
-                     if sentence[:240] not in said and aligned.measured(sentence)]
+                     if sentence[:bounds.SENTENCE_CHARS] not in said and aligned.measured(sentence)]
         state.add_statements(rows)
 
     def _amount_findings(
@@ -713,7 +713,7 @@ class Engine:
         turn = event.turn_index
         found: list[tuple[int, contradiction.Finding, float]] = []
         for sentence, context in extraction.asserted:
-            sentence = sentence[:240]
+            sentence = sentence[:bounds.SENTENCE_CHARS]
             if not aligned.measured(sentence):
                 continue
             for old_turn, speaker, old_sentence, old_context in state.statements:
@@ -758,7 +758,7 @@ class Engine:
         """Answer sentences that offer what the user ruled out (engine.constraints)."""
         found: dict[tuple[str, str], tuple[int, contradiction.Finding, float]] = {}
         for sentence, context in asserted:
-            sentence = sentence[:240]
+            sentence = sentence[:bounds.SENTENCE_CHARS]
             for rule in state.constraints:
                 word = broken_by(sentence, rule) if rule.turn < turn else None
                 if word is None or (sentence, rule.sentence) in found or state.changed_between(
@@ -852,7 +852,7 @@ class Engine:
                          new_nodes: list[str]) -> None:
         """A failed turn's new nodes may not anchor later turns."""
         for label in new_nodes:
-            state.graph.g.nodes[label]["quarantined"] = True
+            state.graph.quarantine(label)
 
 
 _PAGING_DETECTORS = frozenset(
@@ -929,19 +929,6 @@ def _conflict_key(finding: contradiction.Finding) -> str:
                      _normal(old.object_text or old.object or old.predicate)})
     return content_id(head_word(new.subject), contradiction.relation_key(new.relation),
                       finding.detector, values)[:16]
-
-
-def duplicates_of(
-    events: Sequence[TurnEvent], states: dict[str, ConversationState]
-) -> list[bool]:
-    """Which events repeat a turn already applied (in the states or earlier in the batch)."""
-    last = {cid: s.last_turn_index for cid, s in states.items()}
-    flags = []
-    for event in events:
-        seen = last.get(event.conversation_id, -1)
-        flags.append(event.turn_index <= seen)
-        last[event.conversation_id] = max(seen, event.turn_index)
-    return flags
 
 
 def _why_same(finding: contradiction.Finding, alignment: float) -> str:

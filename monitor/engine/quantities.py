@@ -127,6 +127,12 @@ def _digits_value(m: re.Match[str]) -> float:
     return v
 
 
+_HALF_PHRASES: tuple[tuple[tuple[str, ...], float], ...] = (
+    (("half", "a", "dozen"), 6.0), (("half", "dozen"), 6.0), (("a", "half"), 0.5),
+    (("half",), 0.5),
+)
+
+
 def _eval_words(words: list[str]) -> tuple[float, int] | None:
     """Longest valid number prefix of lower-cased ``words``: (value, tokens consumed).
 
@@ -134,83 +140,97 @@ def _eval_words(words: list[str]) -> tuple[float, int] | None:
     "dozen", "a couple", "and a half") rather than "sum everything", so "two three"
     stops after "two" and "twenty five hundred" is 2500.
     """
-    n = len(words)
-    if n == 0:
+    if not words:
         return None
-    if words[:3] == ["half", "a", "dozen"]:
-        return 6.0, 3
-    if words[:2] == ["half", "dozen"]:
-        return 6.0, 2
-    if words[:2] == ["a", "half"]:
-        return 0.5, 2
-    if words[0] == "half":
-        return 0.5, 1
-    total = 0
-    current = 0
-    last = ""  # kind of the previous token
-    last_scale = 10**18
-    best: tuple[float, int] | None = None
-    i = 0
-    if words[0] in ("a", "an"):
-        current, last, i = 1, "a", 1
-    while i < n:
-        w = words[i]
-        if w in _SMALL:
-            v = _SMALL[w]
-            ok = last in ("", "hundred", "scale", "and") or (
-                last == "tens" and 1 <= v <= 9
-            )
-            if not ok:
-                break
-            current += v
-            last = "small" if last != "tens" else "tensunit"
-        elif w in _TENS:
-            if last not in ("", "hundred", "scale", "and"):
-                break
-            current += _TENS[w]
-            last = "tens"
-        elif w == "hundred":
-            if last not in ("small", "tens", "tensunit", "a") or not 0 < current < 100:
-                break
-            current *= 100
-            last = "hundred"
-        elif w in _SCALES:
-            s = _SCALES[w]
-            if last not in ("small", "tens", "tensunit", "hundred", "a") or current <= 0:
-                break
-            if s >= last_scale:
-                break
-            total += current * s
-            current, last, last_scale = 0, "scale", s
-        elif w == "dozen":
-            if last not in ("small", "tens", "tensunit", "a"):
-                break
-            best = (float(total + current * 12), i + 1)
-            i += 1
-            break
-        elif w == "couple":
-            if last != "a":
-                break
-            best = (2.0, i + 1)
-            i += 1
-            break
-        elif w == "and":
-            if words[i + 1 : i + 3] == ["a", "half"] and best is not None:
-                return best[0] + 0.5, i + 3
-            if last not in ("hundred", "scale") or i + 1 >= n or words[i + 1] not in (
-                _SMALL.keys() | _TENS.keys()
-            ):
-                break
-            last = "and"
-            i += 1
-            continue
-        else:
-            break
-        i += 1
-        best = (float(total + current), i)
+    for phrase, value in _HALF_PHRASES:
+        if tuple(words[: len(phrase)]) == phrase:
+            return value, len(phrase)
+    best = _NumberReader().longest(words)
     if best is not None and words[best[1] : best[1] + 3] == ["and", "a", "half"]:
         return best[0] + 0.5, best[1] + 3
     return best
+
+
+@dataclass
+class _NumberReader:
+    """The running state of `_eval_words`' grammar: what was read so far and the kind of
+    the last word, which decides what may follow it."""
+
+    total: int = 0
+    current: int = 0
+    last: str = ""
+    last_scale: int = 10**18
+    ended_at: float = 0.0
+    """The value of a word that ends a number ("a dozen", "a couple")."""
+
+    def longest(self, words: list[str]) -> tuple[float, int] | None:
+        best: tuple[float, int] | None = None
+        i = 0
+        if words[0] in ("a", "an"):
+            self.current, self.last, i = 1, "a", 1
+        while i < len(words):
+            kind = self.take(words[i], words[i + 1] if i + 1 < len(words) else "")
+            if kind == "stop":
+                break
+            i += 1
+            if kind == "end":
+                return self.ended_at, i
+            if kind == "more":
+                best = (float(self.total + self.current), i)
+        return best
+
+    def take(self, word: str, following: str) -> str:
+        """Read one word: "more" (part of the number), "join" ("and" between parts),
+        "end" (the number ends with it) or "stop" (not part of it)."""
+        if word in _SMALL:
+            return self._small(_SMALL[word])
+        if word in _TENS:
+            return self._tens(_TENS[word])
+        if word == "hundred":
+            return self._hundred()
+        if word in _SCALES:
+            return self._scale(_SCALES[word])
+        if word == "dozen" and self.last in ("small", "tens", "tensunit", "a"):
+            self.ended_at = float(self.total + self.current * 12)
+            return "end"
+        if word == "couple" and self.last == "a":
+            self.ended_at = 2.0
+            return "end"
+        if word == "and" and self.last in ("hundred", "scale") and (
+                following in _SMALL or following in _TENS):  # "and a half": see caller
+            self.last = "and"
+            return "join"
+        return "stop"
+
+    def _small(self, value: int) -> str:
+        if not (self.last in ("", "hundred", "scale", "and")
+                or (self.last == "tens" and 1 <= value <= 9)):
+            return "stop"
+        self.current += value
+        self.last = "small" if self.last != "tens" else "tensunit"
+        return "more"
+
+    def _tens(self, value: int) -> str:
+        if self.last not in ("", "hundred", "scale", "and"):
+            return "stop"
+        self.current += value
+        self.last = "tens"
+        return "more"
+
+    def _hundred(self) -> str:
+        if self.last not in ("small", "tens", "tensunit", "a") or not 0 < self.current < 100:
+            return "stop"
+        self.current *= 100
+        self.last = "hundred"
+        return "more"
+
+    def _scale(self, scale: int) -> str:
+        if (self.last not in ("small", "tens", "tensunit", "hundred", "a")
+                or self.current <= 0 or scale >= self.last_scale):
+            return "stop"
+        self.total += self.current * scale
+        self.current, self.last, self.last_scale = 0, "scale", scale
+        return "more"
 
 
 _WHOLE_DIGIT_RE = re.compile(rf"\s*{_DIGIT_NUM_RE.pattern}\s*")

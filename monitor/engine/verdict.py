@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from monitor.config import EngineConfig
 from monitor.engine import aligned, cues, lexicon, meaning
+from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.contradiction import Finding
 from monitor.engine.graph import Fact
 from monitor.engine.meaning import Assertion
@@ -25,7 +26,6 @@ Scored = tuple[int, Finding, float]
 """(index of the new claim or -1, finding, alignment of the two sentences)."""
 Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
-_MAX_SENTENCE = 240
 _ENUMERATED = re.compile(r"^\s*(?:\d+[.)]|[a-z][.)])\s")
 _WORDS = re.compile(r"[a-z]+")
 _ANSWER = re.compile(r"^\W*(?:no|yes|yeah|nope)\b[\s,.!:;-]*", re.I)
@@ -57,7 +57,7 @@ class VerdictStage:
         whose subjects are all different ("the museum" / "the library") are not compared.
         """
         cfg = self.config
-        sentences = [s[:_MAX_SENTENCE] for s, _ in asserted]
+        sentences = [s[:SENTENCE_CHARS] for s, _ in asserted]
         heads = [(subjects or {}).get(s, ()) for s in sentences]
         candidates = self._candidates(state, turn, sentences, [c for _, c in asserted], heads)
         rule_pairs = [(f.claim.sentence, f.prior.sentence, f.prior.speaker)
@@ -136,8 +136,8 @@ class VerdictStage:
         subjects: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         """The turn's assertions join the window (a user's only about themselves)."""
-        rows = [Assertion(turn, speaker, s[:_MAX_SENTENCE], c,
-                          (subjects or {}).get(s[:_MAX_SENTENCE], ()))
+        rows = [Assertion(turn, speaker, s[:SENTENCE_CHARS], c,
+                          (subjects or {}).get(s[:SENTENCE_CHARS], ()))
                 for s, c in asserted if speaker != "user" or cues.speaks_of_self(s)]
         state.add_assertions(rows, self.config.verifier_window)
 

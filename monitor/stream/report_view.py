@@ -83,10 +83,7 @@ def engine_facts(state: ConversationState) -> list[FactEdge]:
     """The engine graph's fact edges as plain `FactEdge`s (empty if their shape changed)."""
     try:
         facts = []
-        for _, _, data in state.graph.g.edges(data=True):
-            fact = data.get("fact")
-            if data.get("kind") != "fact" or fact is None:
-                continue
+        for fact in state.graph.all_facts():
             facts.append(FactEdge(str(fact.subject), str(fact.relation), str(fact.object),
                                   bool(fact.negated), str(fact.speaker), int(fact.turn)))
         return facts
