@@ -19,7 +19,12 @@ def parse_jsonl(lines: Iterable[str]) -> Iterator[Any]:
             yield json.loads(line)
 
 
-def read_jsonl(path: Path) -> list[Any]:
-    """Every row of a JSON Lines file, in order (read line by line: some are large)."""
+def iter_jsonl(path: Path) -> Iterator[Any]:
+    """The rows of a JSON Lines file, in order, read one line at a time (some are large)."""
     with path.open(encoding="utf-8") as handle:
-        return list(parse_jsonl(handle))
+        yield from parse_jsonl(handle)
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    """Every row of a JSON Lines file, in order."""
+    return list(iter_jsonl(path))

@@ -18,23 +18,18 @@ their per-turn signals and the signal that fell most.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from monitor.bench.jsonl import read_jsonl
 from monitor.config import EngineConfig
 from monitor.contracts import SessionSummary, TurnEvent, TurnScore
 
 SEED = 101
 SIGNALS = ("relevance", "consistency", "logic")
-
-
-def load_mtbench(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
 
 
 def to_events(conversation_id: str, history: list[dict[str, str]]) -> list[TurnEvent]:
@@ -137,7 +132,7 @@ def run_trend_bench(path: Path, limit: int = 0, swaps: int = 100, sample: int = 
 
     started = time.perf_counter()
     rng = random.Random(SEED)  # drawn from in this order: subset, swaps, sample
-    dialogues = _subset(load_mtbench(path), limit, rng)
+    dialogues = _subset(read_jsonl(path), limit, rng)
     task_of = {f"{d['task']}-{d['id']}": d["task"] for d in dialogues}
     events = [e for d in dialogues for e in to_events(f"{d['task']}-{d['id']}", d["history"])]
     swap_rows = swapped(dialogues, swaps, rng)
