@@ -208,6 +208,20 @@ class GateFlags(_Strict):
     non_sequitur: bool
 
 
+SCORE_DECIMALS = 6
+
+
+def round_score(value: float) -> float:
+    """Scores are published with 6 decimals: stable text, no false precision."""
+    return round(float(value), SCORE_DECIMALS)
+
+
+MFSS_FACTORS = ("accuracy", "conciseness", "factual_consistency", "readability", "coherence",
+                "rouge")
+"""The six MFSS factors, in the paper's order: `MFSSScore`'s and `MFSSWeights`' fields, the
+metrics' `factor` labels and the report's radar axes are these (tests check the fields)."""
+
+
 class MFSSScore(_Strict):
     """Multi-Factor Scoring System factors; factors that need a reference are None without one."""
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from monitor.config import MFSSWeights
-from monitor.contracts import dump_record
+from monitor.contracts import MFSS_FACTORS, MFSSScore, dump_record, round_score
 from monitor.quality import mfss
 
 
@@ -43,6 +43,15 @@ def vec(*xs: float) -> np.ndarray:
 
 
 # --- accuracy -----------------------------------------------------------------------------
+def test_the_factor_names_have_one_source() -> None:
+    """`contracts.MFSS_FACTORS` names the score's and the weights' fields, in order."""
+    assert tuple(MFSSWeights.model_fields) == MFSS_FACTORS
+    assert tuple(f for f in MFSSScore.model_fields if f not in ("total", "weights")) \
+        == MFSS_FACTORS
+    assert mfss.FACTORS is MFSS_FACTORS
+    assert round_score(1 / 3) == 0.333333 and isinstance(round_score(1), float)
+
+
 def test_accuracy_is_clipped_cosine() -> None:
     assert mfss.accuracy(vec(1, 0), vec(0.6, 0.8)) == pytest.approx(0.6)
     assert mfss.accuracy(vec(1, 0), vec(1, 0)) == pytest.approx(1.0)

@@ -14,19 +14,14 @@ a labelled contradiction with no such certificate is a miss.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from monitor.bench.jsonl import read_jsonl
 from monitor.bench.metrics import binary_metrics
 from monitor.config import EngineConfig
 from monitor.contracts import ContradictionCertificate, TurnEvent
-
-
-def load(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
 
 
 def evaluate(certificates: list[ContradictionCertificate],
@@ -72,9 +67,9 @@ def run_blind_bench(turns: Path, labels: Path, split: str = "test",
                     config: EngineConfig | None = None) -> dict[str, Any]:
     from monitor.runner.offline import score_events
 
-    chosen = [lab for lab in load(labels) if split == "all" or lab["split"] == split]
+    chosen = [lab for lab in read_jsonl(labels) if split == "all" or lab["split"] == split]
     ids = {lab["conversation_id"] for lab in chosen}
-    events = [TurnEvent.model_validate(row) for row in load(turns)
+    events = [TurnEvent.model_validate(row) for row in read_jsonl(turns)
               if row["conversation_id"] in ids]
     records = score_events([(0, e) for e in events], config or EngineConfig())
     certificates = [r for r in records if isinstance(r, ContradictionCertificate)]

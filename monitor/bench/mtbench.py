@@ -18,23 +18,18 @@ their per-turn signals and the signal that fell most.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from monitor.bench.jsonl import read_jsonl
 from monitor.config import EngineConfig
 from monitor.contracts import SessionSummary, TurnEvent, TurnScore
 
 SEED = 101
 SIGNALS = ("relevance", "consistency", "logic")
-
-
-def load_mtbench(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
 
 
 def to_events(conversation_id: str, history: list[dict[str, str]]) -> list[TurnEvent]:
@@ -87,24 +82,18 @@ def _why(scores: list[TurnScore]) -> dict[str, Any]:
     }
 
 
-def run_trend_bench(path: Path, limit: int = 0, swaps: int = 100, sample: int = 10,
-                    config: EngineConfig | None = None) -> dict[str, Any]:
-    from monitor.runner.offline import score_events
+def _subset(dialogues: list[dict[str, Any]], limit: int,
+            rng: random.Random) -> list[dict[str, Any]]:
+    """A fixed, task-stratified subset: every task keeps its share (all when no limit)."""
+    if not limit:
+        return dialogues
+    return sorted(rng.sample(dialogues, min(limit, len(dialogues))),
+                  key=lambda d: (d["task"], d["id"]))
 
-    started = time.perf_counter()
-    rng = random.Random(SEED)
-    dialogues = load_mtbench(path)
-    if limit:
-        # a fixed, task-stratified subset: every task keeps its share
-        dialogues = sorted(rng.sample(dialogues, min(limit, len(dialogues))),
-                           key=lambda d: (d["task"], d["id"]))
-    task_of = {f"{d['task']}-{d['id']}": d["task"] for d in dialogues}
-    events = [e for d in dialogues for e in to_events(f"{d['task']}-{d['id']}", d["history"])]
-    swap_rows = swapped(dialogues, swaps, rng)
-    swap_turn = {cid: turn for cid, _, turn in swap_rows}
-    events += [e for cid, history, _ in swap_rows for e in to_events(cid, history)]
-    records = score_events([(0, e) for e in events], config or EngineConfig())
 
+def _by_conversation(records: list[Any]
+                     ) -> tuple[dict[str, list[TurnScore]], dict[str, SessionSummary]]:
+    """Each conversation's turn scores, in order, and its final session summary."""
     scores: dict[str, list[TurnScore]] = defaultdict(list)
     final: dict[str, SessionSummary] = {}
     for r in records:
@@ -112,25 +101,53 @@ def run_trend_bench(path: Path, limit: int = 0, swaps: int = 100, sample: int = 
             scores[r.conversation_id].append(r)
         elif isinstance(r, SessionSummary):
             final[r.conversation_id] = r
-    real = [cid for cid in task_of]
-    trends = Counter(final[cid].trend for cid in real)
-    by_task: dict[str, Counter[str]] = defaultdict(Counter)
-    for cid in real:
-        by_task[task_of[cid]][final[cid].trend] += 1
+    return scores, final
 
-    def drift_rate(cids: list[str]) -> dict[str, Any]:
-        turns = sum(len(scores[c]) for c in cids)
-        flags = sum(s.drift for c in cids for s in scores[c])
-        return {"assistant_turns": turns, "drift_flags": flags,
-                "per_100_turns": _per_100(flags, turns)}
 
-    ts = [c for c in real if task_of[c] == "TS"]
-    other = [c for c in real if task_of[c] != "TS"]
+def _drift_rate(scores: dict[str, list[TurnScore]], cids: list[str]) -> dict[str, Any]:
+    turns = sum(len(scores[c]) for c in cids)
+    flags = sum(s.drift for c in cids for s in scores[c])
+    return {"assistant_turns": turns, "drift_flags": flags,
+            "per_100_turns": _per_100(flags, turns)}
+
+
+def _constructed_drift(scores: dict[str, list[TurnScore]],
+                       swap_turn: dict[str, int]) -> dict[str, Any]:
+    """Recall on the swapped answers, and false flags on the other turns of those copies."""
     hits = sum(any(s.drift and s.turn_index == swap_turn[c] for s in scores[c])
                for c in swap_turn)
     false_flags = sum(s.drift for c in swap_turn for s in scores[c]
                       if s.turn_index != swap_turn[c])
     untouched = sum(1 for c in swap_turn for s in scores[c] if s.turn_index != swap_turn[c])
+    return {
+        "swapped_answers": len(swap_turn), "flagged": hits,
+        "recall": round(hits / max(1, len(swap_turn)), 4),
+        "false_flags_on_other_turns": false_flags, "other_turns": untouched,
+    }
+
+
+def run_trend_bench(path: Path, limit: int = 0, swaps: int = 100, sample: int = 10,
+                    config: EngineConfig | None = None) -> dict[str, Any]:
+    from monitor.runner.offline import score_events
+
+    started = time.perf_counter()
+    rng = random.Random(SEED)  # drawn from in this order: subset, swaps, sample
+    dialogues = _subset(read_jsonl(path), limit, rng)
+    task_of = {f"{d['task']}-{d['id']}": d["task"] for d in dialogues}
+    events = [e for d in dialogues for e in to_events(f"{d['task']}-{d['id']}", d["history"])]
+    swap_rows = swapped(dialogues, swaps, rng)
+    swap_turn = {cid: turn for cid, _, turn in swap_rows}
+    events += [e for cid, history, _ in swap_rows for e in to_events(cid, history)]
+    scores, final = _by_conversation(score_events([(0, e) for e in events],
+                                                  config or EngineConfig()))
+
+    real = list(task_of)
+    trends = Counter(final[cid].trend for cid in real)
+    by_task: dict[str, Counter[str]] = defaultdict(Counter)
+    for cid in real:
+        by_task[task_of[cid]][final[cid].trend] += 1
+    ts = [c for c in real if task_of[c] == "TS"]
+    other = [c for c in real if task_of[c] != "TS"]
     degrading = [c for c in real if final[c].trend == "DEGRADING"]
     turns_per = Counter(len(scores[c]) for c in real)
     return {
@@ -140,13 +157,9 @@ def run_trend_bench(path: Path, limit: int = 0, swaps: int = 100, sample: int = 
         "final_trend": dict(trends),
         "share_degrading": round(trends["DEGRADING"] / max(1, len(real)), 4),
         "final_trend_by_task": {t: dict(c) for t, c in sorted(by_task.items())},
-        "drift": {"all": drift_rate(real), "topic_shift_task": drift_rate(ts),
-                  "other_tasks": drift_rate(other)},
-        "constructed_drift": {
-            "swapped_answers": len(swap_turn), "flagged": hits,
-            "recall": round(hits / max(1, len(swap_turn)), 4),
-            "false_flags_on_other_turns": false_flags, "other_turns": untouched,
-        },
+        "drift": {"all": _drift_rate(scores, real), "topic_shift_task": _drift_rate(scores, ts),
+                  "other_tasks": _drift_rate(scores, other)},
+        "constructed_drift": _constructed_drift(scores, swap_turn),
         "degrading_sample": {c: {"task": task_of[c], **_why(scores[c])}
                              for c in sorted(rng.sample(degrading,
                                                         min(sample, len(degrading))))},

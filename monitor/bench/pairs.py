@@ -8,10 +8,10 @@ context-resolved propositions.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from monitor.bench.jsonl import read_jsonl
 from monitor.bench.metrics import binary_metrics
 from monitor.config import EngineConfig
 from monitor.contracts import ContradictionCertificate, TurnEvent
@@ -28,8 +28,7 @@ def pair_events(pair_id: str, first: str, second: str) -> list[TurnEvent]:
 def run_pairs_bench(path: Path, limit: int = 0) -> dict[str, Any]:
     from monitor.runner.offline import score_events
 
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    rows = read_jsonl(path)
     if limit:
         rows = rows[:limit]
     result: dict[str, Any] = {"pairs": len(rows)}

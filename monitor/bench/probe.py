@@ -8,23 +8,18 @@ certificate is a false negative.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from monitor.bench.jsonl import read_jsonl
 from monitor.bench.metrics import binary_metrics
 from monitor.config import EngineConfig
 from monitor.contracts import ContradictionCertificate, TurnScore
 
 
 def load_labels(path: Path) -> dict[str, dict[str, Any]]:
-    labels = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            labels[row["conversation_id"]] = row
-    return labels
+    return {row["conversation_id"]: row for row in read_jsonl(path)}
 
 
 def evaluate(records: list[Any], labels: dict[str, dict[str, Any]]) -> dict[str, Any]:

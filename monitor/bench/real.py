@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from monitor.bench.jsonl import read_jsonl
 from monitor.config import EngineConfig
 from monitor.contracts import ContradictionCertificate, TurnEvent, TurnScore
 
@@ -38,8 +39,7 @@ def mtbench_events(rows: Iterable[dict[str, Any]]) -> list[TurnEvent]:
 
 
 def load_rows(path: Path, tasks: set[str] | None = None, limit: int = 0) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    rows = read_jsonl(path)
     if tasks:
         rows = [r for r in rows if r["task"] in tasks]
     return rows[:limit] if limit else rows
@@ -57,13 +57,11 @@ def load_judgements(path: Path | None) -> dict[str, dict[str, Any]]:
     if path is None or not path.exists():
         return {}
     out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            out[row["id"]] = row
-            if "claim" in row and "prior" in row:
-                out[content_key(row["conversation_id"], row["turn_index"],
-                                row["conflicts_with"], row["claim"], row["prior"])] = row
+    for row in read_jsonl(path):
+        out[row["id"]] = row
+        if "claim" in row and "prior" in row:
+            out[content_key(row["conversation_id"], row["turn_index"],
+                            row["conflicts_with"], row["claim"], row["prior"])] = row
     return out
 
 

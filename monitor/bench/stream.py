@@ -18,7 +18,6 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,9 +27,9 @@ from monitor.bench.engine import generate_workload
 from monitor.contracts import TurnEvent
 from monitor.kafka.settings import StreamSettings
 from monitor.stream.admin import ensure_topics
-from monitor.stream.broker import free_port, start_broker, stop_process
+from monitor.stream.broker import stop_process
 from monitor.stream.clients import consume, replay
-from monitor.stream.local import LOCAL_ENV, LocalWorker
+from monitor.stream.local import LOCAL_ENV, LocalWorker, local_broker
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -129,85 +128,92 @@ async def _latencies(settings: StreamSettings, events: list[TurnEvent], timeout:
     return lat, (last - first) / 1000.0
 
 
-def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str, Any]:
-    per_conv = max(2, turns // conversations)
-    events = generate_workload(conversations, per_conv, seed=21)
-    assistant = sum(1 for e in events if e.role == "assistant")
-    tmp = Path(tempfile.mkdtemp(prefix="skg-bench-stream-"))
-    port = free_port()
-    broker = start_broker(port, tmp / "tansu.log")
-    settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
-                              data_dir=tmp / "data")
-    env = {**os.environ, **LOCAL_ENV}
-    procs: list[subprocess.Popen[bytes]] = []
-    result: dict[str, Any] = {"workload": {"turns": len(events), "assistant_turns": assistant,
-                                           "conversations": conversations}}
-    try:
-        ensure_topics(settings, [*settings.all_topics(), CEILING_IN, CEILING_OUT])
-        lines = [e.model_dump_json(exclude_none=True).encode() for e in events]
-        keys = [e.conversation_id.encode() for e in events]
+def encoded(events: list[TurnEvent]) -> tuple[list[bytes], list[bytes | None]]:
+    """The records to produce and their keys (the conversation id)."""
+    return ([e.model_dump_json(exclude_none=True).encode() for e in events],
+            [e.conversation_id.encode() for e in events])
 
-        # --- ceiling ------------------------------------------------------------------
-        ceiling = _spawn([sys.executable, "-m", "monitor.bench.ceiling", "--broker",
-                          settings.broker], tmp / "ceiling.log", env)
-        procs.append(ceiling)
+
+def _ceiling(settings: StreamSettings, events: list[TurnEvent], tmp: Path) -> dict[str, Any]:
+    """The forward-only agent's messages/s on the same records."""
+    lines, keys = encoded(events)
+    ceiling = _spawn([sys.executable, "-m", "monitor.bench.ceiling", "--broker",
+                      settings.broker], tmp / "ceiling.log", {**os.environ, **LOCAL_ENV})
+    try:
         time.sleep(8.0)  # group join
         t0 = time.time()
         asyncio.run(replay(settings, lines, topic=CEILING_IN, keys=keys))
         out = asyncio.run(_collect(settings, CEILING_OUT, len(lines), timeout=300))
-        ceiling_s = max(out.values()) / 1000.0 - t0 if out else float("nan")
-        stop_process(ceiling)
-        result["ceiling"] = {"messages": len(out),
-                             "messages_per_s": round(len(out) / ceiling_s, 1)}
-
-        # --- monitor, max rate ---------------------------------------------------------
-        worker = start_worker(settings, tmp, 180)
-        assert worker.proc is not None
-        procs.append(worker.proc)
-        pids = {"worker": worker.proc.pid, "broker": broker.pid}
-        cpu_before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
-        clients_before = time.process_time()
-        asyncio.run(replay(settings, lines, keys=keys))
-        lat, elapsed = asyncio.run(_latencies(settings, events, timeout=1800))
-        cpu = _cpu_used(pids, cpu_before)
-        cpu["bench_clients"] = round(time.process_time() - clients_before, 2)
-        max_turns_per_s = len(events) / elapsed
-        result["max_rate"] = {
-            "assistant_turns_scored": len(lat),
-            "seconds": round(elapsed, 2),
-            "assistant_turns_per_s": round(len(lat) / elapsed, 1),
-            "turns_per_s": round(max_turns_per_s, 1),
-            "latency_p50_ms": round(_pct(lat, 0.5) * 1000, 1),
-            "latency_p99_ms": round(_pct(lat, 0.99) * 1000, 1),
-            # where the machine's cores went, from the first produce to the last score
-            "cpu_seconds": cpu,
-            "assistant_turns_per_worker_cpu_s": round(len(lat) / cpu["worker"], 1)
-            if cpu.get("worker") else None,
-        }
-        result["monitor_over_ceiling"] = round(
-            max_turns_per_s / result["ceiling"]["messages_per_s"], 4)
-
-        # --- monitor, half rate ----------------------------------------------------------
-        half = [e.model_copy(update={"conversation_id": "half-" + e.conversation_id})
-                for e in generate_workload(max(10, conversations // 5), per_conv, seed=22)]
-        rate = max_turns_per_s / 2
-        asyncio.run(replay(settings, [e.model_dump_json(exclude_none=True).encode()
-                                      for e in half],
-                           rate=rate, keys=[e.conversation_id.encode() for e in half]))
-        lat_half, _ = asyncio.run(_latencies(settings, half, timeout=900))
-        result["half_rate"] = {
-            "turns": len(half), "rate_turns_per_s": round(rate, 1),
-            "latency_p50_ms": round(_pct(lat_half, 0.5) * 1000, 1),
-            "latency_p99_ms": round(_pct(lat_half, 0.99) * 1000, 1),
-            "latency_mean_ms": round(statistics.fmean(lat_half) * 1000, 1) if lat_half
-            else None,
-        }
-        result["targets"] = {"assistant_turns_per_s": ">= 100",
-                             "half_rate_p99_ms": "< 500"}
-        result["machine"] = {"cpus": os.cpu_count(),
-                             "load_avg_1m": round(os.getloadavg()[0], 2)}
     finally:
-        for p in procs:
-            stop_process(p)
-        stop_process(broker, signal.SIGKILL)
+        stop_process(ceiling)
+    ceiling_s = max(out.values()) / 1000.0 - t0 if out else float("nan")
+    return {"messages": len(out), "messages_per_s": round(len(out) / ceiling_s, 1)}
+
+
+def _max_rate(settings: StreamSettings, events: list[TurnEvent],
+              pids: dict[str, int]) -> tuple[dict[str, Any], float]:
+    """The whole replay produced at once: throughput, latency and where the CPU went;
+    and the turns/s reached, which paces the half-rate run."""
+    lines, keys = encoded(events)
+    cpu_before = {name: _cpu_seconds(pid) for name, pid in pids.items()}
+    clients_before = time.process_time()
+    asyncio.run(replay(settings, lines, keys=keys))
+    lat, elapsed = asyncio.run(_latencies(settings, events, timeout=1800))
+    cpu = _cpu_used(pids, cpu_before)
+    cpu["bench_clients"] = round(time.process_time() - clients_before, 2)
+    return {
+        "assistant_turns_scored": len(lat),
+        "seconds": round(elapsed, 2),
+        "assistant_turns_per_s": round(len(lat) / elapsed, 1),
+        "turns_per_s": round(len(events) / elapsed, 1),
+        "latency_p50_ms": round(_pct(lat, 0.5) * 1000, 1),
+        "latency_p99_ms": round(_pct(lat, 0.99) * 1000, 1),
+        # where the machine's cores went, from the first produce to the last score
+        "cpu_seconds": cpu,
+        "assistant_turns_per_worker_cpu_s": round(len(lat) / cpu["worker"], 1)
+        if cpu.get("worker") else None,
+    }, len(events) / elapsed
+
+
+def _half_rate(settings: StreamSettings, events: list[TurnEvent],
+               rate: float) -> dict[str, Any]:
+    """A replay paced at `rate` turns/s: the latency at a load the worker keeps up with."""
+    lines, keys = encoded(events)
+    asyncio.run(replay(settings, lines, rate=rate, keys=keys))
+    lat_half, _ = asyncio.run(_latencies(settings, events, timeout=900))
+    return {
+        "turns": len(events), "rate_turns_per_s": round(rate, 1),
+        "latency_p50_ms": round(_pct(lat_half, 0.5) * 1000, 1),
+        "latency_p99_ms": round(_pct(lat_half, 0.99) * 1000, 1),
+        "latency_mean_ms": round(statistics.fmean(lat_half) * 1000, 1) if lat_half
+        else None,
+    }
+
+
+def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str, Any]:
+    per_conv = max(2, turns // conversations)
+    events = generate_workload(conversations, per_conv, seed=21)
+    assistant = sum(1 for e in events if e.role == "assistant")
+    result: dict[str, Any] = {"workload": {"turns": len(events), "assistant_turns": assistant,
+                                           "conversations": conversations}}
+    with local_broker("skg-bench-stream-") as local:
+        settings = local.settings
+        ensure_topics(settings, [*settings.all_topics(), CEILING_IN, CEILING_OUT])
+        result["ceiling"] = _ceiling(settings, events, local.tmp)
+        worker = start_worker(settings, local.tmp, 180)
+        try:
+            assert worker.proc is not None
+            pids = {"worker": worker.proc.pid, "broker": local.proc.pid}
+            result["max_rate"], max_turns_per_s = _max_rate(settings, events, pids)
+            result["monitor_over_ceiling"] = round(
+                max_turns_per_s / result["ceiling"]["messages_per_s"], 4)
+            half = [e.model_copy(update={"conversation_id": "half-" + e.conversation_id})
+                    for e in generate_workload(max(10, conversations // 5), per_conv, seed=22)]
+            result["half_rate"] = _half_rate(settings, half, max_turns_per_s / 2)
+            result["targets"] = {"assistant_turns_per_s": ">= 100",
+                                 "half_rate_p99_ms": "< 500"}
+            result["machine"] = {"cpus": os.cpu_count(),
+                                 "load_avg_1m": round(os.getloadavg()[0], 2)}
+        finally:
+            worker.kill(signal.SIGTERM)
     return result

@@ -14,20 +14,17 @@ import asyncio
 import os
 import signal
 import statistics
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from monitor.bench.engine import generate_workload
 from monitor.bench.heavy import heavy_turn, run_heavy_engine
-from monitor.bench.stream import _turn_key, start_worker
+from monitor.bench.stream import _turn_key, encoded, start_worker
 from monitor.contracts import TurnEvent
 from monitor.kafka.settings import StreamSettings
 from monitor.stream.admin import ensure_topics
-from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import consume, replay
-from monitor.stream.local import LocalWorker
+from monitor.stream.local import local_broker
 
 
 def run_heavy_offline(repeats: int = 3) -> dict[str, Any]:
@@ -58,68 +55,64 @@ async def _times(settings: StreamSettings, topic: str, expected: int = 0,
         await asyncio.sleep(1.0)
 
 
+async def _produce(settings: StreamSettings, others: list[TurnEvent], rate: float,
+                   heavy: list[TurnEvent], heavy_after_s: float) -> None:
+    """Two producers, as two applications would be: `others` paced at `rate`, and the
+    heavy turn after `heavy_after_s`, whose own (slow) produce must not pause the others."""
+    async def produce_heavy() -> None:
+        await asyncio.sleep(heavy_after_s)
+        lines, keys = encoded(heavy)
+        await replay(settings, lines, keys=keys)
+
+    lines, keys = encoded(others)
+    await asyncio.gather(replay(settings, lines, rate=rate, keys=keys), produce_heavy())
+
+
+def _delays(inputs: dict[tuple[str, int], int], scores: dict[tuple[str, int], int],
+            heavy_key: tuple[str, int]) -> dict[str, Any]:
+    """The heavy turn's latency, and the other turns' (those in flight with it apart)."""
+    heavy_in = inputs[heavy_key]
+    heavy_out = scores[heavy_key]
+    latencies: list[float] = []
+    in_flight: list[float] = []
+    for key, ts in scores.items():
+        if key == heavy_key or key not in inputs:
+            continue
+        latency = (ts - inputs[key]) / 1000.0
+        latencies.append(latency)
+        # produced before the heavy turn was scored and scored after it was produced
+        if inputs[key] <= heavy_out and ts >= heavy_in:
+            in_flight.append(latency)
+    return {
+        "heavy_turn_latency_s": round((heavy_out - heavy_in) / 1000.0, 3),
+        "other_turns_scored": len(latencies),
+        "others_latency_p50_s": round(statistics.median(latencies), 3),
+        "others_latency_max_s": round(max(latencies), 3),
+        "others_in_flight_with_heavy": len(in_flight),
+        "others_in_flight_latency_max_s": round(max(in_flight), 3) if in_flight else None,
+    }
+
+
 def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any]:
-    tmp = Path(tempfile.mkdtemp(prefix="skg-bench-heavy-"))
-    port = free_port()
-    broker = start_broker(port, tmp / "tansu.log")
-    settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
-                              data_dir=tmp / "data")
-    workers: list[LocalWorker] = []
-    try:
+    with local_broker("skg-bench-heavy-") as local:
+        settings = local.settings
         ensure_topics(settings)
-        workers.append(start_worker(settings, tmp, 240))
-        turns = int(rate * seconds)
-        others = generate_workload(max(4, turns // 20), 20, seed=31)[:turns]
-        question, answer = heavy_turn()
-        events = [*others, question, answer]
-
-        def encoded(items: list[TurnEvent]) -> tuple[list[bytes], list[bytes | None]]:
-            return ([e.model_dump_json(exclude_none=True).encode() for e in items],
-                    [e.conversation_id.encode() for e in items])
-
-        async def produce() -> None:
-            # two producers, as two applications would be: the heavy turn's own (slow)
-            # produce must not pause the others' stream
-            async def heavy() -> None:
-                await asyncio.sleep(seconds / 2)
-                lines, keys = encoded([question, answer])
-                await replay(settings, lines, keys=keys)
-
-            lines, keys = encoded(others)
-            await asyncio.gather(replay(settings, lines, rate=rate, keys=keys), heavy())
-
-        asyncio.run(produce())
-        assistant = sum(1 for e in events if e.role == "assistant")
-        scores = asyncio.run(_times(settings, settings.topic_scores, assistant))
-        inputs = asyncio.run(_times(settings, settings.topic_turns))
-        heavy_key = (answer.conversation_id, answer.turn_index)
-        heavy_in = inputs[heavy_key]
-        heavy_out = scores[heavy_key]
-        latencies: list[float] = []
-        in_flight: list[float] = []
-        for key, ts in scores.items():
-            if key == heavy_key or key not in inputs:
-                continue
-            latency = (ts - inputs[key]) / 1000.0
-            latencies.append(latency)
-            # produced before the heavy turn was scored and scored after it was produced
-            if inputs[key] <= heavy_out and ts >= heavy_in:
-                in_flight.append(latency)
-        return {
-            "rate_turns_per_s": rate,
-            "heavy_turn_latency_s": round((heavy_out - heavy_in) / 1000.0, 3),
-            "other_turns_scored": len(latencies),
-            "others_latency_p50_s": round(statistics.median(latencies), 3),
-            "others_latency_max_s": round(max(latencies), 3),
-            "others_in_flight_with_heavy": len(in_flight),
-            "others_in_flight_latency_max_s": round(max(in_flight), 3) if in_flight
-            else None,
-            "load_avg_1m": round(os.getloadavg()[0], 2),
-        }
-    finally:
-        for worker in workers:
+        worker = start_worker(settings, local.tmp, 240)
+        try:
+            turns = int(rate * seconds)
+            others = generate_workload(max(4, turns // 20), 20, seed=31)[:turns]
+            question, answer = heavy_turn()
+            asyncio.run(_produce(settings, others, rate, [question, answer], seconds / 2))
+            assistant = sum(1 for e in [*others, question, answer] if e.role == "assistant")
+            scores = asyncio.run(_times(settings, settings.topic_scores, assistant))
+            inputs = asyncio.run(_times(settings, settings.topic_turns))
+            return {
+                "rate_turns_per_s": rate,
+                **_delays(inputs, scores, (answer.conversation_id, answer.turn_index)),
+                "load_avg_1m": round(os.getloadavg()[0], 2),
+            }
+        finally:
             worker.kill(signal.SIGTERM)
-        stop_process(broker, signal.SIGKILL)
 
 
 def run_heavy_bench(repeats: int = 3, stream: bool = True) -> dict[str, Any]:

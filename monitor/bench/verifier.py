@@ -12,7 +12,6 @@ precision on the dev split reaches the target.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from monitor.bench.jsonl import iter_jsonl
 from monitor.engine.protocols import Judgement, PairVerdict, Verifier, verdicts
 
 LABELS = ("entailment", "neutral", "contradiction")
@@ -46,12 +46,8 @@ def dev_bucket(premise: str) -> int:
 
 
 def load_pairs(path: Path) -> list[Pair]:
-    pairs = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            pairs.append(Pair(row["premise"], row["hypothesis"], row["label"], row["source"]))
-    return pairs
+    return [Pair(row["premise"], row["hypothesis"], row["label"], row["source"])
+            for row in iter_jsonl(path)]
 
 
 def split(pairs: Sequence[Pair]) -> tuple[list[Pair], list[Pair]]:

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -18,6 +18,12 @@ from rich.progress import Progress
 from monitor.cli.options import CacheDirOpt, ConfigOpt, EmbedderOpt, engine_config, model_options
 from monitor.inputs import describe_validation_error
 from monitor.kafka.settings import StreamSettings
+
+if TYPE_CHECKING:
+    from monitor.config import EngineConfig
+    from monitor.engine.pipeline import Engine
+    from monitor.runner.build import ModelOptions
+    from monitor.stream.app import Monitor
 
 err = Console(stderr=True)
 
@@ -75,11 +81,6 @@ def worker(
     """Run a streaming worker: turns in, scores/certificates/alerts/dead letters out."""
     from faust.worker import Worker
 
-    from monitor.engine.pipeline import Engine
-    from monitor.runner.build import build_engine
-    from monitor.stream.admin import ensure_topics
-    from monitor.stream.app import create_monitor
-
     settings = make_settings(broker, local_broker, web_port=web_port, data_dir=data_dir,
                              store=store, web_host=web_host,
                              alertmanager_url=alertmanager_url, public_url=public_url,
@@ -89,7 +90,24 @@ def worker(
                              ssl_cafile=ssl_cafile)
     engine_cfg, models = engine_config(config), model_options(embedder, cache_dir)
     logging.basicConfig(level=loglevel.upper())
+    monitor = start_monitor(settings, engine_cfg, models)
+    err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
+              f"store {settings.store}, local broker profile "
+              f"{'on' if settings.local_broker_profile else 'off'}, alertmanager "
+              f"{settings.alertmanager_url or 'off'}")
+    Worker(monitor.app, loglevel=loglevel, quiet=True).execute_from_commandline()
+
+
+def start_monitor(settings: StreamSettings, engine_cfg: EngineConfig,
+                  models: ModelOptions) -> Monitor:
+    """Everything a worker does before Faust takes over, each stage shown on /healthz:
+    wait for the broker (creating the topics), load and warm the engine, check the broker
+    epoch against the local tables (a broker that lost its data drops them)."""
     from monitor import __version__
+    from monitor.runner.build import build_engine
+    from monitor.stream.admin import ensure_topics
+    from monitor.stream.app import create_monitor
+    from monitor.stream.epoch import startup_epoch
     from monitor.stream.health import StartingHealth
 
     starting = StartingHealth(settings.web_bind, settings.web_port, __version__).start()
@@ -101,18 +119,12 @@ def worker(
         engine.warm_up()  # load models (and lazy parts) now
         monitor = create_monitor(settings, engine)
         starting.stage = "checking the broker epoch"
-        from monitor.stream.epoch import startup_epoch
-
         monitor.broker_epoch, dropped = startup_epoch(settings, Path(monitor.app.conf.tabledir))
         if dropped:
             monitor.metrics.state_resets.inc()
     finally:
         starting.stop()  # Faust binds the port next
-    err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "
-              f"store {settings.store}, local broker profile "
-              f"{'on' if settings.local_broker_profile else 'off'}, alertmanager "
-              f"{settings.alertmanager_url or 'off'}")
-    Worker(monitor.app, loglevel=loglevel, quiet=True).execute_from_commandline()
+    return monitor
 
 
 def replay(

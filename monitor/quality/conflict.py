@@ -33,7 +33,14 @@ from typing import Literal
 
 import numpy as np
 
-from monitor.contracts import ClaimSupport, ConflictAlert, ConflictScore, Document, content_id
+from monitor.contracts import (
+    ClaimSupport,
+    ConflictAlert,
+    ConflictScore,
+    Document,
+    content_id,
+    round_score,
+)
 from monitor.engine.claims import (
     AtomicClaim,
     Evidence,
@@ -48,10 +55,6 @@ SUPPORT: Label = "SUPPORT"
 CONTRADICT: Label = "CONTRADICT"
 IRRELEVANT: Label = "IRRELEVANT"
 DEFAULT_SUPPORT_SIMILARITY = 0.75
-
-
-def _r(value: float) -> float:
-    return round(float(value), 6)
 
 
 # --- labelling ----------------------------------------------------------------------------
@@ -180,7 +183,7 @@ def score_conflict(
                    if label == CONTRADICT]
         rows.append(ClaimSupport(text=claim.text, support=list(dict.fromkeys(support)),
                                  contradict=list(dict.fromkeys(against))))
-    return ConflictScore(cs_c=_r(cs_c), cs_r=_r(cs_r), claims=rows)
+    return ConflictScore(cs_c=round_score(cs_c), cs_r=round_score(cs_r), claims=rows)
 
 
 def conflict_alert(

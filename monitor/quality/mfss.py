@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from monitor import data
 from monitor.config import MFSSWeights
-from monitor.contracts import MFSSScore
+from monitor.contracts import MFSS_FACTORS, MFSSScore, round_score
 from monitor.engine.protocols import Embedder, Judgement, Verifier
 
 OPTIMAL_SENTENCE_WORDS = 17.5
@@ -45,15 +45,10 @@ NEGATORS = data.words("negation.tsv", "negator")
 flips a fact ("you will not digest the seeds"), so it is part of what must match."""
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)*")
-FACTORS = ("accuracy", "conciseness", "factual_consistency", "readability", "coherence",
-           "rouge")
+FACTORS = MFSS_FACTORS
 REFERENCE_FACTORS = frozenset({"accuracy", "factual_consistency", "rouge"})
 
 Vector = npt.NDArray[np.float32]
-
-
-def _r(value: float) -> float:
-    return round(float(value), 6)
 
 
 def words(text: str) -> list[str]:
@@ -269,7 +264,7 @@ def mfss_from_parts(
             else factual_consistency(answer, reference))
         factors["rouge"] = rouge(answer, reference)
     total, used = combine(factors, weights)
-    out = {name: None if v is None else _r(v) for name, v in factors.items()}
+    out = {name: None if v is None else round_score(v) for name, v in factors.items()}
     return MFSSScore(
         accuracy=out["accuracy"],
         conciseness=out["conciseness"] or 0.0,
@@ -277,8 +272,8 @@ def mfss_from_parts(
         readability=out["readability"] or 0.0,
         coherence=out["coherence"],
         rouge=out["rouge"],
-        total=_r(total),
-        weights={name: _r(w) for name, w in used.items()},
+        total=round_score(total),
+        weights={name: round_score(w) for name, w in used.items()},
     )
 
 

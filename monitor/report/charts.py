@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from monitor.contracts import TurnScore
+from monitor.contracts import MFSS_FACTORS, TurnScore
 
 W, H = 640.0, 260.0
 LEFT, RIGHT, TOP, BOTTOM = 40.0, 16.0, 14.0, 44.0
@@ -25,11 +25,9 @@ SERIES = (
     ("level", "level (recency-weighted)"),
 )
 
-MFSS_LABELS = {
-    "accuracy": "accuracy", "conciseness": "conciseness",
-    "factual_consistency": "factual consistency", "readability": "readability",
-    "coherence": "coherence", "rouge": "ROUGE",
-}
+_RADAR_NAMES = {"factual_consistency": "factual consistency", "rouge": "ROUGE"}
+MFSS_LABELS = {name: _RADAR_NAMES.get(name, name) for name in MFSS_FACTORS}
+"""Radar axis labels, in the factors' order: each factor's name, but for two."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from monitor import data
 from monitor.contracts import (
+    MFSS_FACTORS,
     Claim,
     ContradictionCertificate,
     SessionSummary,
@@ -230,10 +231,8 @@ class ConversationReport:
         with_ref = [s.mfss for s in self.scores if s.mfss and s.mfss.accuracy is not None]
         if not with_ref:
             return None
-        names = ("accuracy", "conciseness", "factual_consistency", "readability",
-                 "coherence", "rouge")
         means: dict[str, float] = {}
-        for name in names:
+        for name in MFSS_FACTORS:
             values = [getattr(m, name) for m in with_ref if getattr(m, name) is not None]
             if values:
                 means[name] = sum(values) / len(values)

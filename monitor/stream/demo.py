@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import json
 import signal
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,8 @@ from rich.table import Table
 
 from monitor.kafka.settings import StreamSettings, consumer_profile_kwargs
 from monitor.stream.admin import ensure_topics_async
-from monitor.stream.broker import free_port, start_broker, stop_process
 from monitor.stream.clients import replay
-from monitor.stream.local import LocalWorker
+from monitor.stream.local import LocalWorker, local_broker
 
 
 class DemoState:
@@ -114,18 +112,16 @@ async def _main(file: Path, duration: float | None, settings: StreamSettings,
 
 def run_demo(file: Path, duration: float | None, port: int | None, web_port: int) -> int:
     console = Console()
-    tmp = Path(tempfile.mkdtemp(prefix="skg-demo-"))
-    port = port or free_port()
-    broker = start_broker(port, tmp / "tansu.log")
-    settings = StreamSettings(broker=f"kafka://127.0.0.1:{port}", local_broker_profile=True,
-                              data_dir=tmp / "data", web_port=web_port)
-    worker = LocalWorker(settings.broker, tmp / "data", tmp / "worker.log", web_port).start()
-    console.print(f"broker 127.0.0.1:{port}, worker logs in {tmp}")
-    try:
-        asyncio.run(_main(file, duration, settings, worker, web_port, console))
-    except KeyboardInterrupt:
-        console.print("stopping")
-    finally:
-        worker.kill(signal.SIGTERM)
-        stop_process(broker, signal.SIGKILL)
+    with local_broker("skg-demo-", port, web_port=web_port) as local:
+        settings, tmp = local.settings, local.tmp
+        worker = LocalWorker(settings.broker, tmp / "data", tmp / "worker.log",
+                             web_port).start()
+        console.print(f"broker {settings.broker.removeprefix('kafka://')}, "
+                      f"worker logs in {tmp}")
+        try:
+            asyncio.run(_main(file, duration, settings, worker, web_port, console))
+        except KeyboardInterrupt:
+            console.print("stopping")
+        finally:
+            worker.kill(signal.SIGTERM)
     return 0

@@ -15,10 +15,15 @@ from __future__ import annotations
 import functools
 import hmac
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from faust.web import Request, Response, View
 from pydantic import SecretStr
+
+from monitor.engine.state import ConversationState, StateDecodeError
+
+if TYPE_CHECKING:
+    from monitor.stream.app import Monitor
 
 #: faust.App settings that switch off every built-in view (only our pages remain).
 PRIVATE_WEB: dict[str, bool] = {
@@ -66,3 +71,26 @@ def require_token(token: SecretStr | None) -> Callable[[Handler], Handler]:
         return checked
 
     return decorate
+
+
+def add_conversation_page(monitor: Monitor, path: str, name: str,
+                          respond: Callable[[View, ConversationState], Response]) -> None:
+    """A page about one conversation, `{conversation_id}` in its `path`: the bearer token is
+    checked where the request arrives, Faust routes it to the worker that owns the
+    conversation, and that worker reads its stored state: 409 if it cannot be read (the
+    conversation is quarantined), 404 if it is unknown, else `respond(web, state)`."""
+    app = monitor.app
+
+    @app.page(path, name=name)
+    @require_token(monitor.settings.api_token)
+    @app.table_route(table=monitor.table, match_info="conversation_id")
+    async def conversation_page(web: View, request: Request,
+                                conversation_id: str) -> Response:
+        try:
+            state = monitor.stored_state(conversation_id)
+        except StateDecodeError as exc:
+            return web.json(monitor.unreadable_view(conversation_id, exc), status=409)
+        if state is None:
+            return web.json({"error": "unknown conversation",
+                             "conversation_id": conversation_id}, status=404)
+        return respond(web, state)

@@ -1,9 +1,9 @@
 """A worker on a local broker, as benchmarks, `demo` and the tests start one.
 
 `LocalWorker` runs `skg-monitor worker` as a subprocess with the local broker profile, on a
-free web port, and reads its HTTP views; the broker itself comes from
-`monitor.stream.broker.start_broker`. One start-up, so a benchmark measures the worker the
-tests check.
+free web port, and reads its HTTP views; `local_broker` starts the broker beside it
+(`monitor.stream.broker.start_broker`) with the settings that reach it. One start-up, so a
+benchmark measures the worker the tests check.
 """
 
 from __future__ import annotations
@@ -14,13 +14,18 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from monitor.stream.broker import free_port, stop_process
+from monitor.kafka.settings import StreamSettings
+from monitor.stream.broker import free_port, start_broker, stop_process
 
 LOCAL_ENV = {"SKG_LOCAL_BROKER_PROFILE": "1", "SKG_WEB_HOST": "127.0.0.1"}
 """What a worker on the local test broker runs with (tansu workarounds, loopback views)."""
@@ -30,6 +35,32 @@ def worker_command(broker: str, web_port: int, data_dir: Path, *args: str) -> li
     """`skg-monitor worker` with this interpreter (no console script needed)."""
     return [sys.executable, "-m", "monitor.cli", "worker", "--broker", broker,
             "--web-port", str(web_port), "--data-dir", str(data_dir), *args]
+
+
+@dataclass(frozen=True)
+class LocalBroker:
+    """A running local broker: its folder, the settings that reach it, its process."""
+
+    tmp: Path
+    settings: StreamSettings
+    proc: subprocess.Popen[bytes]
+
+
+@contextmanager
+def local_broker(prefix: str, port: int | None = None,
+                 **settings: Any) -> Iterator[LocalBroker]:
+    """tansu on `port` (default: a free one), logging into a fresh temporary folder whose
+    `data/` holds the tables; the settings have the local broker profile, plus `settings`.
+    The broker is killed on the way out (it keeps nothing)."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    port = port or free_port()
+    proc = start_broker(port, tmp / "tansu.log")
+    try:
+        yield LocalBroker(tmp, StreamSettings(broker=f"kafka://127.0.0.1:{port}",
+                                              local_broker_profile=True,
+                                              data_dir=tmp / "data", **settings), proc)
+    finally:
+        stop_process(proc, signal.SIGKILL)
 
 
 class LocalWorker:

@@ -15,6 +15,7 @@ from typing import get_args
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
 from monitor.contracts import (
+    MFSS_FACTORS,
     ConflictAlert,
     ContradictionCertificate,
     Detector,
@@ -33,11 +34,11 @@ SIGNALS = ("local_relevance", "relevance", "topic_consistency", "logic")
 """`relevance` (to what was asked, follow-up operands included) is what enters quality;
 `topic_consistency` is TurnScore.consistency, renamed here because its anchor now follows the
 user's topic changes (it used to be the `consistency` label, anchored at the first answer)."""
-MFSS_FACTORS = {"accuracy": "accuracy", "conciseness": "conciseness",
-                "factual_consistency": "factual_consistency", "readability": "readability",
-                "coherence": "coherence_in_context", "rouge": "rouge"}
-"""MFSSScore field -> `factor` label. Coherence now includes the prompt-to-answer link and
-is absent for a one-link chain (it was 1.0), so its label was renamed."""
+FACTOR_LABELS = {name: "coherence_in_context" if name == "coherence" else name
+                 for name in MFSS_FACTORS}
+"""MFSSScore field -> `factor` label: the field's name, but for coherence. Coherence now
+includes the prompt-to-answer link and is absent for a one-link chain (it was 1.0), so its
+label was renamed."""
 ALERT_KINDS = ("contradiction", "trend", "conflict")
 CUT_KINDS = ("text_chars", "documents", "claims", "certificates")
 UNIT_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -49,6 +50,15 @@ SECONDS_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         reg = registry if registry is not None else REGISTRY
+        # declared in this order (the order of /metrics), in groups
+        self._declare_turns(reg)
+        self._declare_conversations(reg)
+        self._declare_score_parts(reg)
+        self._declare_state_and_health(reg)
+        self._preinit()
+
+    def _declare_turns(self, reg: CollectorRegistry) -> None:
+        """Turns processed, how long they took, and what they produced."""
         self.turns = Counter("skg_turns", "Turns processed", ["role", "regime"], registry=reg)
         self.quality = Histogram("skg_turn_quality", "Fused quality of assistant turns",
                                  buckets=UNIT_BUCKETS, registry=reg)
@@ -67,6 +77,9 @@ class Metrics:
         self.dead_letters = Counter("skg_dead_letters", "Messages sent to the dead-letter "
                                     "topic", ["reason"], registry=reg)
         self.alerts = Counter("skg_alerts", "Alerts produced", ["kind"], registry=reg)
+
+    def _declare_conversations(self, reg: CollectorRegistry) -> None:
+        """The conversations this worker owns (see `ActiveConversations`)."""
         self.active = Gauge("skg_active_conversations",
                             "Conversations owned by this worker seen within the idle window",
                             registry=reg)
@@ -82,6 +95,9 @@ class Metrics:
         self.slope = Histogram("skg_conversation_slope",
                                "Conversation quality slope after each scored turn",
                                buckets=SLOPE_BUCKETS, registry=reg)
+
+    def _declare_score_parts(self, reg: CollectorRegistry) -> None:
+        """MFSS and ConflictScore inside the scores, and what the work bounds left out."""
         self.mfss_total = Histogram("skg_mfss_total", "MFSS total per assistant turn",
                                     buckets=UNIT_BUCKETS, registry=reg)
         self.mfss_factor = Histogram("skg_mfss_factor", "MFSS factors", ["factor"],
@@ -91,6 +107,9 @@ class Metrics:
         self.cut = Counter("skg_turn_cut", "Items left out by the per-turn work bounds "
                            "(characters, documents, claims, certificates)", ["what"],
                            registry=reg)
+
+    def _declare_state_and_health(self, reg: CollectorRegistry) -> None:
+        """Stored conversation states, and whether the worker and the broker are up."""
         self.expired = Counter("skg_conversations_expired", "Conversation states deleted "
                                "after the idle TTL", registry=reg)
         self.state_resets = Counter("skg_state_resets", "Local table partitions dropped "
@@ -110,7 +129,6 @@ class Metrics:
         self.broker_up = Gauge("skg_broker_up", "1 while the broker accepts connections",
                                registry=reg)
         self.info = Gauge("skg_worker_info", "Worker version", ["version"], registry=reg)
-        self._preinit()
 
     def _preinit(self) -> None:
         """Known label combinations start at 0 so rate() has data from the first scrape."""
@@ -133,7 +151,7 @@ class Metrics:
             self.turns.labels(role=role, regime="none")
         for name in SIGNALS:
             self.signal.labels(signal=name)
-        for label in MFSS_FACTORS.values():
+        for label in FACTOR_LABELS.values():
             self.mfss_factor.labels(factor=label)
 
     def observe_score(self, score: TurnScore, seconds: float) -> None:
@@ -148,7 +166,7 @@ class Metrics:
         self.processing.observe(seconds)
         if score.mfss is not None:
             self.mfss_total.observe(score.mfss.total)
-            for name, label in MFSS_FACTORS.items():
+            for name, label in FACTOR_LABELS.items():
                 value = getattr(score.mfss, name)
                 if value is not None:
                     self.mfss_factor.labels(factor=label).observe(value)

@@ -18,15 +18,15 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from faust.web import Request, Response, View
+from faust.web import Response, View
 
 from monitor.contracts import ContradictionCertificate, TurnEvent, TurnScore
 from monitor.engine.pipeline import TurnOutcome
-from monitor.engine.state import ConversationState, StateDecodeError
+from monitor.engine.state import ConversationState
 from monitor.report.graph import FactEdge, graph_from_facts
 from monitor.report.model import Records, build_reports
 from monitor.report.render import CSP, render_report
-from monitor.stream.http import require_token
+from monitor.stream.http import add_conversation_page
 
 if TYPE_CHECKING:
     from monitor.stream.app import Monitor
@@ -104,24 +104,14 @@ def render_live(state: ConversationState, monitor: Monitor, recent: RecentRecord
 
 def add_report_page(monitor: Monitor) -> RecentRecords:
     """Register the route on the monitor's app; feed the returned memory its outcomes."""
-    app, table = monitor.app, monitor.table
     recent = RecentRecords()
 
-    @app.page("/conversations/{conversation_id}/report")
-    @require_token(monitor.settings.api_token)
-    @app.table_route(table=table, match_info="conversation_id")
-    async def conversation_report(web: View, request: Request,
-                                  conversation_id: str) -> Response:
-        try:
-            state = monitor.stored_state(conversation_id)
-        except StateDecodeError as exc:
-            return web.json(monitor.unreadable_view(conversation_id, exc), status=409)
-        if state is None:
-            return web.json({"error": "unknown conversation",
-                             "conversation_id": conversation_id}, status=404)
-        html = render_live(state, monitor, recent)
-        return web.html(html, headers={"Content-Security-Policy": CSP,
-                                       "X-Content-Type-Options": "nosniff",
-                                       "Cache-Control": "no-store"})
+    def respond(web: View, state: ConversationState) -> Response:
+        return web.html(render_live(state, monitor, recent),
+                        headers={"Content-Security-Policy": CSP,
+                                 "X-Content-Type-Options": "nosniff",
+                                 "Cache-Control": "no-store"})
 
+    add_conversation_page(monitor, "/conversations/{conversation_id}/report",
+                          "conversation_report", respond)
     return recent
