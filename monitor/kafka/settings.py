@@ -50,6 +50,10 @@ class StreamSettings(BaseSettings):
     0 keeps states for ever."""
     state_sweep_s: float = Field(default=300.0, gt=0)
     """How often the TTL sweep reads the local table (every value: keep it infrequent)."""
+    recovery_stall_s: float = Field(default=60.0, gt=0)
+    """A changelog partition that gives no record this long during table recovery, while
+    more are due, is stalled (monitor.stream.recovery: caught up past a gap, else sought
+    again, and after three seeks recovery goes on without the records it cannot read)."""
     dead_letter_max_bytes: int = Field(default=64 * 1024, ge=1024)
     """Longest copy of a rejected value inside its dead letter (monitor.stream.letters)."""
     local_broker_profile: bool = False

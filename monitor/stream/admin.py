@@ -71,6 +71,26 @@ async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None
     raise RuntimeError(f"could not create topics on {settings.bootstrap}: {last!r}")
 
 
+async def missing_topics_async(settings: StreamSettings, names: list[str],
+                               attempts: int = 20) -> list[str]:
+    """Which of `names` the broker does not have; raises if it could not be asked in
+    `attempts` tries (a broker whose port is open may not answer metadata yet)."""
+    last: Exception | None = None
+    for _ in range(attempts):
+        admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap,
+                                    **aiokafka_security_kwargs(settings))
+        try:
+            await admin.start()
+            existing = set(await admin.list_topics())
+            return [n for n in names if n not in existing]
+        except Exception as exc:  # broker not ready yet
+            last = exc
+            await asyncio.sleep(0.25)
+        finally:
+            await admin.close()
+    raise RuntimeError(f"could not list the topics on {settings.bootstrap}: {last!r}")
+
+
 def ensure_topics(settings: StreamSettings, topics: list[str] | None = None,
                   attempts: int | None = 40) -> None:
     asyncio.run(ensure_topics_async(settings, topics, attempts))

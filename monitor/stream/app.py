@@ -40,7 +40,7 @@ import time
 import weakref
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import faust
 from aiokafka import errors as kafka_errors
@@ -61,10 +61,10 @@ from monitor.stream import expiry
 from monitor.stream.alertmanager import AlertmanagerHook
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.health import BatchFailures, BrokerProbe
-from monitor.stream.http import PRIVATE_WEB, require_token
+from monitor.stream.http import PRIVATE_WEB, add_conversation_page, require_token
 from monitor.stream.letters import dead_letter, dead_letter_key
 from monitor.stream.metrics import ActiveConversations, Metrics
-from monitor.stream.recovery import ResettingRecovery, ResettingTableManager
+from monitor.stream.recovery import ResettingTableManager
 from monitor.stream.report_view import add_report_page
 
 log = logging.getLogger(__name__)
@@ -204,7 +204,6 @@ class Monitor:
         self.pager = AlertmanagerHook.from_settings(settings)  # None: paging is off
         self.failures = BatchFailures(self.metrics)
         self._first_seen: dict[bytes, float] = {}
-        ResettingRecovery.on_reset = self._on_state_reset
         self.broker_probe = BrokerProbe(settings.bootstrap, self.metrics)
         self.broker_epoch: str | None = None
         """The broker epoch the local tables belong to (monitor.stream.epoch); None: not
@@ -213,6 +212,10 @@ class Monitor:
         """Set when the broker may have been replaced (an outage, a failed batch): the
         epoch is read again before the next state write."""
         self.app = app = new_faust_app(settings)
+        tables = cast(ResettingTableManager, app.tables)
+        tables.on_reset = self._on_state_reset
+        tables.on_stall = lambda tp, action: self.metrics.recovery_stalls.labels(action).inc()
+        tables.stall_after_s = settings.recovery_stall_s
         self.evaluations = None
         if settings.otlp_endpoint:  # OpenTelemetry out: see monitor.stream.otel_events
             from monitor.stream.otel_events import EvaluationEmitter
@@ -274,19 +277,8 @@ class Monitor:
             return web.bytes(generate_latest(),
                              content_type=CONTENT_TYPE_LATEST.split(";")[0] + "; version=0.0.4")
 
-        @app.page("/conversations/{conversation_id}")
-        @require_token(settings.api_token)
-        @app.table_route(table=table, match_info="conversation_id")
-        async def conversation(web: View, request: Request,
-                               conversation_id: str) -> Response:
-            try:
-                state = self.stored_state(conversation_id)
-            except StateDecodeError as exc:
-                return web.json(self.unreadable_view(conversation_id, exc), status=409)
-            if state is None:
-                return web.json({"error": "unknown conversation",
-                                 "conversation_id": conversation_id}, status=404)
-            return web.json(self.conversation_view(state))
+        add_conversation_page(self, "/conversations/{conversation_id}", "conversation",
+                              lambda web, state: web.json(self.conversation_view(state)))
 
         reset_token = settings.api_token
 
@@ -316,12 +308,21 @@ class Monitor:
         self.recent = add_report_page(self)  # /conversations/{id}/report
 
     async def broker_back(self) -> None:
-        """The broker is reachable again: it may have come back empty, so its topics are
-        created again (existing ones are left alone)."""
-        from monitor.stream.admin import ensure_topics_async
+        """The broker is reachable again, and may have come back empty.
+
+        A broker without the epoch topic lost its data: the worker stops at once, before
+        it creates anything there (`exit_replaced`). Writes still queued in its producer
+        from before the outage then find no topic, instead of landing in the new broker's
+        changelog as states of the old one for the restarted worker to recover. Any other
+        missing topic is created again, and the epoch is read."""
+        from monitor.stream.admin import ensure_topics_async, missing_topics_async
 
         self.epoch_suspect = True
         try:
+            epoch_topic = self.settings.epoch_topic
+            if self.broker_epoch is not None and await missing_topics_async(
+                    self.settings, [epoch_topic]):
+                self.exit_replaced(f"the broker has no {epoch_topic} topic any more")
             await ensure_topics_async(self.settings, attempts=20)
             await self.verify_epoch()
         except Exception:
@@ -332,23 +333,28 @@ class Monitor:
 
         Raises if the epoch cannot be read (the broker is still away): the caller's batch
         then fails and is retried. A different epoch means every local table partition
-        holds states of a broker that lost its data: nothing more may be written or
-        committed, so the worker exits (status 3) without committing, and its restart
-        drops the local tables (`monitor.stream.epoch.adopt_epoch`)."""
+        holds states of a broker that lost its data (`exit_replaced`)."""
         if self.broker_epoch is None:
             self.epoch_suspect = False
             return
-        from monitor.stream.epoch import EXIT_EPOCH_CHANGED, broker_epoch
+        from monitor.stream.epoch import broker_epoch
 
         now = await asyncio.wait_for(broker_epoch(self.settings), 30.0)
         if now == self.broker_epoch:
             self.epoch_suspect = False
             return
+        self.exit_replaced(f"its epoch is {now}")
+
+    def exit_replaced(self, why: str) -> NoReturn:
+        """The broker lost its data: nothing more may be written or committed, so the
+        worker exits (status 3) without committing, and its restart drops the local tables
+        (`monitor.stream.epoch.adopt_epoch`)."""
+        from monitor.stream.epoch import EXIT_EPOCH_CHANGED
+
         self.hold_offsets()
-        log.critical("BROKER REPLACED: its epoch is %s, the local tables belong to %s (the "
-                     "broker lost its data). Exiting without committing; the restart "
-                     "drops the local tables and rebuilds them from the broker.", now,
-                     self.broker_epoch)
+        log.critical("BROKER REPLACED: %s, the local tables belong to epoch %s (the broker "
+                     "lost its data). Exiting without committing; the restart drops the "
+                     "local tables and rebuilds them from the broker.", why, self.broker_epoch)
         logging.shutdown()
         os._exit(EXIT_EPOCH_CHANGED)
 
@@ -414,6 +420,7 @@ class Monitor:
         """
         while True:
             try:
+                await self.table.resend_refused()  # a failed attempt's states first
                 if not await self.attempt(events):
                     self.hold_offsets()
                     log.error("worker stopping while a batch of %d messages was still in "
@@ -438,6 +445,7 @@ class Monitor:
                 if not any(e.message.partition in owned for e in events):
                     log.warning("partitions of the failed batch were revoked; its new owner "
                                 "resumes from the committed offsets")
+                    self.table.forget_refused()  # the new owner writes those states
                     self.failures.succeeded()
                     return
                 continue

@@ -30,6 +30,11 @@ three; looking for the cause in faust's code turned up both.
    returns from such a batch when the worker stops, after setting
    `SeekSafeConsumer.hold_commits`: from then on no offset is committed, so the batch is
    read again after the restart.
+
+4. **State writes the broker refused.** A batch whose changelog writes fail is retried;
+   the local table already holds its states, so the retry finds its turns applied and
+   writes nothing, and the changelog would never get those states (a restart would then
+   recover older ones). `DurableTable.resend_refused` sends them again before the retry.
 """
 
 from __future__ import annotations
@@ -127,10 +132,14 @@ class LocalBrokerTransport(MonitorTransport):
 
 
 class DurableTable(faust.Table):
-    """A table whose changelog writes can be awaited (fix 2)."""
+    """A table whose changelog writes can be awaited (fix 2), and sent again when the
+    broker refused them (fix 4)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._unconfirmed: list[FutureMessage] = []
+        self._refused: dict[Any, int | None] = {}
+        """Keys whose last changelog write failed, with their partition: the local table
+        has a state the changelog lacks until it is sent again."""
         super().__init__(*args, **kwargs)
 
     def send_changelog(self, *args: Any, **kwargs: Any) -> FutureMessage:
@@ -139,7 +148,34 @@ class DurableTable(faust.Table):
         return fut
 
     async def confirm_changelog(self) -> None:
-        """Wait until the broker has acknowledged every changelog write made so far."""
+        """Wait until the broker has acknowledged every changelog write made so far; raise
+        the first failure, remembering every refused key for `resend_refused`."""
         pending, self._unconfirmed = self._unconfirmed, []
-        if pending:
-            await asyncio.gather(*pending)
+        if not pending:
+            return
+        results = await asyncio.gather(*pending, return_exceptions=True)
+        failures = [(fut, r) for fut, r in zip(pending, results, strict=True)
+                    if isinstance(r, BaseException)]
+        for fut, _ in failures:
+            self._refused[fut.message.key] = fut.message.partition
+        if failures:
+            raise failures[0][1]
+
+    def forget_refused(self) -> None:
+        """The failed batch's partitions went to another worker: it processes the batch
+        again from the committed offsets and writes those states itself."""
+        self._refused.clear()
+
+    async def resend_refused(self) -> None:
+        """Send the current local value of every key whose changelog write was refused,
+        and wait for the broker. Called before a failed batch is tried again: the retry
+        finds the batch's states already applied (its turns are duplicates) and writes
+        nothing, so without this the changelog would keep the older states for good."""
+        if not self._refused:
+            return
+        refused, self._refused = self._refused, {}
+        log.warning("sending %d conversation states again whose changelog write failed",
+                    len(refused))
+        for key, partition in refused.items():
+            self.send_changelog(partition, key, self.get(key))
+        await self.confirm_changelog()

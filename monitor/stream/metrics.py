@@ -115,6 +115,10 @@ class Metrics:
         self.state_resets = Counter("skg_state_resets", "Local table partitions dropped "
                                     "because the broker's changelog was behind them "
                                     "(a broker that lost its data)", registry=reg)
+        self.recovery_stalls = Counter(
+            "skg_recovery_stalls", "Changelog partitions whose recovery made no progress "
+            "for a minute, by what was done: gap (caught up), reseek, skipped", ["action"],
+            registry=reg)
         self.state_decode_failures = Counter(
             "skg_state_decode_failures", "Stored conversation states that could not be read: "
             "corrupt or unknown_version (quarantined), old_version (reset)", ["kind"],
