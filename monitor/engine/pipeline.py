@@ -32,6 +32,7 @@ from monitor.contracts import (
     TurnScore,
     VerifierJudgement,
     content_id,
+    round_score,
 )
 from monitor.engine import (
     aligned,
@@ -132,11 +133,6 @@ class _TrendStep:
     slope: float
 
 
-def _r(value: float) -> float:
-    """Scores are published with 6 decimals: stable text, no false precision."""
-    return round(float(value), 6)
-
-
 class Engine:
     """Holds the models and constants; all conversation memory lives in the states."""
 
@@ -217,12 +213,12 @@ class Engine:
             turns=state.turns,
             assistant_turns=n,
             last_turn_index=state.last_turn_index,
-            mean_local_relevance=_r(state.sum_local / n) if n else None,
-            mean_consistency=_r(state.sum_consistency / n) if n else None,
-            mean_logic=_r(state.sum_logic / n) if n else None,
-            mean_quality=_r(state.sum_quality / n) if n else None,
-            level=_r(level) if level is not None else None,
-            slope=_r(state.trend.slope(self.config.trend_min_turns)),
+            mean_local_relevance=round_score(state.sum_local / n) if n else None,
+            mean_consistency=round_score(state.sum_consistency / n) if n else None,
+            mean_logic=round_score(state.sum_logic / n) if n else None,
+            mean_quality=round_score(state.sum_quality / n) if n else None,
+            level=round_score(level) if level is not None else None,
+            slope=round_score(state.trend.slope(self.config.trend_min_turns)),
             trend=state.last_trend,
             certificates=state.certificates,
             gaps=state.gaps,
@@ -608,14 +604,14 @@ class Engine:
         return TurnScore(
             id=content_id("turn_score", event.conversation_id, turn, self.version),
             conversation_id=event.conversation_id, turn_index=turn, regime=signals.regime,
-            local_relevance=_r(signals.local), relevance=_r(signals.relevance),
+            local_relevance=round_score(signals.local), relevance=round_score(signals.relevance),
             operation=signals.operation, topic_shift=signals.shifted,
-            consistency=_r(signals.consistency), logic=_r(signals.logic),
-            quality=_r(fused.quality),
+            consistency=round_score(signals.consistency), logic=round_score(signals.logic),
+            quality=round_score(fused.quality),
             gates=GateFlags(logic_gate=fused.logic_gate, joint_weakness=fused.joint_weakness,
                             non_sequitur=fused.non_sequitur),
             drift=signals.drift, certificates=[c.id for c in certificates], mfss=mfss,
-            conflict=conflict, level=_r(trend.level), slope=_r(trend.slope),
+            conflict=conflict, level=round_score(trend.level), slope=round_score(trend.slope),
             trend=trend.label, previous_turn_index=previous, gap=gap,
             timestamp=event.timestamp, metadata=event.metadata, engine_version=self.version,
         )
@@ -637,8 +633,8 @@ class Engine:
             alerts.append(TrendAlert(
                 id=content_id("trend_alert", event.conversation_id, turn, self.version),
                 conversation_id=event.conversation_id, turn_index=turn,
-                previous_trend=trend.previous, trend=trend.label, level=_r(trend.level),
-                slope=_r(trend.slope), severity="warn",
+                previous_trend=trend.previous, trend=trend.label, level=round_score(trend.level),
+                slope=round_score(trend.slope), severity="warn",
                 explanation=(f"quality trend turned DEGRADING at turn {turn}: "
                              f"level {trend.level:.2f}, slope {trend.slope:+.3f} per turn"),
             ))
@@ -819,7 +815,7 @@ class Engine:
     ) -> ContradictionCertificate:
         claim = _claim(finding.claim, _conflict_words(finding.claim, finding.detector))
         prior = _claim(finding.prior, _conflict_words(finding.prior, finding.detector))
-        confidence = _r(finding.confidence)
+        confidence = round_score(finding.confidence)
         verdict = finding.verdict
         if verdict is not None:  # judged by meaning: the calibrated threshold decides
             page = (confidence >= self.config.verifier_page
@@ -842,8 +838,8 @@ class Engine:
             explanation=contradiction.explain(finding),
             same_subject=_why_same(finding, alignment),
             verifier=VerifierJudgement(
-                model=self.verifier.model_id, contradiction=_r(verdict.contradiction),
-                entailment=_r(verdict.entailment),
+                model=self.verifier.model_id, contradiction=round_score(verdict.contradiction),
+                entailment=round_score(verdict.entailment),
             ) if verdict is not None and self.verifier is not None else None,
             engine_version=self.version,
         )
