@@ -20,6 +20,9 @@ def _broken(user: str, answer: str) -> list[str | None]:
     ("so no jumping or deep lunges please", "**Jump squats** - land softly", "Jump"),
     ("I don't drive - no licence", "Pick up a hire car from Keswick.", "hire car"),
     ("no flights, I get airsick", "The quickest option is a 1-hour flight to Rome.", "flight"),
+    ("we're vegetarian", "Serve with a pork chop.", "pork"),
+    ("We're vegan", "Add a knob of butter.", "butter"),
+    ("We're vegan", "Use oat milk or cow's milk.", "milk"),  # the second one breaks it
 ])
 def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: str) -> None:
     assert word in _broken(user, answer)
@@ -30,6 +33,15 @@ def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: 
     ("I'm allergic to shellfish", "Skip the prawns and use tofu instead."),
     ("we're vegetarian", "Since you're vegetarian, use mushrooms rather than beef."),
     ("I'm allergic to peanuts", "Serve it with rice and steamed greens."),
+    # another food, not the one ruled out
+    ("We're vegan", "Stir in 400 ml coconut milk."),
+    ("We're vegan", "Spread peanut butter on the toast."),
+    ("I'm lactose intolerant", "Melt the cocoa butter gently."),
+    # a recipe's verbs, not meat
+    ("we're vegetarian", "Chop the chocolate and cut into squares."),
+    # allergy advice about the thing ruled out
+    ("she's allergic to tree nuts", 'Read labels: "may contain tree nuts" warnings change.'),
+    ("she's allergic to tree nuts", "40 g chocolate chips (check the label for nut traces)"),
 ])
 def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
     assert all(w is None for w in _broken(user, answer))

@@ -42,6 +42,7 @@ class _Tables:
     avoiding: re.Pattern[str]
     openers: re.Pattern[str]
     not_after_no: frozenset[str]
+    other_food_after: frozenset[str]
 
 
 @cache
@@ -84,6 +85,7 @@ def tables() -> _Tables:
                                                                     reverse=True))
             + r")\s+([^.;:!?()]+)", re.I),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
+        other_food_after=frozenset(config["other_food_after"]["words"]),
     )
 
 
@@ -155,11 +157,17 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
     lower = sentence.lower().replace("’", "'")
     if tables().avoiding.search(lower) or _FREE_OF.search(lower):
         return None  # the answer is steering around it ("nut-free", "lactose-free")
+    qualifiers = tables().other_food_after
     for pattern in _breaking_patterns(constraint.label, constraint.breaks):
-        match = pattern.search(lower)
-        if match:
-            return sentence[match.start():match.end()]
+        for match in pattern.finditer(lower):
+            before = _WORD_BEFORE.search(lower, 0, match.start())
+            if before is None or before.group(1) not in qualifiers:
+                return sentence[match.start():match.end()]
     return None
+
+
+_WORD_BEFORE = re.compile(r"([\w-]+)\s+$")
+"""The word right before a match ("coconut" of "coconut milk")."""
 
 
 @cache
