@@ -172,3 +172,12 @@ def bench_truthfulqa(
     from monitor.bench.truthfulqa import run_truthfulqa_bench
 
     write_result("truthfulqa", run_truthfulqa_bench(file, limit), output)
+
+
+@app.command("startup")
+def bench_startup(repeats: int = 5, output: Path | None = None) -> None:
+    """Wall time and peak RSS of fresh processes (median of REPEATS): `score` on a file of
+    one exchange (every model loaded, one turn scored), `schemas` and `--help`."""
+    from monitor.bench.startup import run_startup_bench
+
+    write_result("startup", run_startup_bench(repeats), output)
