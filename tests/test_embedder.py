@@ -134,6 +134,43 @@ def test_cache_key_changes_with_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
     assert E._onnx_cache_key(path) != key
 
 
+def test_cache_key_versions_are_the_modules_versions() -> None:
+    """The cache key reads versions from package metadata (no torch import at start); they
+    must be the strings the modules report, or every cached ONNX file would be rebuilt."""
+    import onnx
+    import onnxruntime
+    import torch
+
+    modules = {"torch": torch, "onnxruntime": onnxruntime, "onnx": onnx}
+    for name in E._SHAPING_PACKAGES:
+        assert E.version(name) == modules[name].__version__, name
+
+
+EDGE_TEXTS = ["", " ", "\n\n", "ok", "naïve CAFÉ 東京 🙂 \u200b tab\there", "[CLS] [SEP] [PAD]",
+              "a" * 3000, "word " * 600, "It's 8:15 (not 9:40) — 1,000 GBP/night?!"]
+
+
+def test_tokenizer_matches_transformers() -> None:
+    """`WordPieceTokenizer` (the `tokenizers` library, cut and padded in numpy) gives the ids,
+    masks and type ids transformers' AutoTokenizer gives with padding="max_length",
+    truncation=True, at every length the embedders use (texts past 256 tokens included)."""
+    from transformers import AutoTokenizer
+
+    path = E._model_path()
+    reference = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    ours = E.WordPieceTokenizer(path)
+    texts = [TEXT, *MATES, *EDGE_TEXTS]
+    ids = ours.ids(texts)
+    assert [len(x) for x in ids] == [len(x) for x in reference(texts)["input_ids"]]
+    assert max(len(x) for x in ids) > 512
+    for length in (*E._LENGTH_BUCKETS, 3, 11):
+        want = reference(texts, padding="max_length", truncation=True, max_length=length,
+                         return_tensors="np")
+        got = ours.pad(ids, length)
+        for name in E._INPUT_NAMES:
+            assert np.array_equal(got[name], want[name].astype(np.int64)), (length, name)
+
+
 def test_backend_choice() -> None:
     with pytest.raises(ValueError, match="'onnx' or 'torch'"):
         E.make_embedder("tensorflow")

@@ -197,11 +197,34 @@ def test_light_commands_load_neither_torch_nor_spacy(tmp_path: Path) -> None:
         f"assert runner.invoke(app, ['schemas', '--out', {str(tmp_path)!r}]).exit_code == 0\n"
         "assert runner.invoke(app, ['score', '--help']).exit_code == 0\n"
         "import monitor.engine\n"
-        "print(sorted(m for m in ('torch', 'spacy', 'monitor.engine.pipeline')"
-        " if m in sys.modules))\n"
+        "print(sorted(m for m in ('torch', 'spacy', 'transformers', 'scipy', 'networkx',"
+        " 'monitor.engine.pipeline') if m in sys.modules))\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
     assert list(tmp_path.glob("*.schema.json"))
+
+
+def test_scoring_loads_neither_torch_nor_transformers(tmp_path: Path) -> None:
+    """`score` needs spaCy, onnxruntime and `tokenizers`, not torch (thinc would import it
+    with spaCy), transformers (the tokenizer) or scipy.stats (the trend quantile)."""
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text(
+        '{"conversation_id": "c", "turn_index": 0, "role": "user", "text": "Hi, 2 people."}\n'
+        '{"conversation_id": "c", "turn_index": 1, "role": "assistant", "text": "For 2."}\n',
+        encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from monitor.cli import app\n"
+        f"result = CliRunner().invoke(app, ['score', {str(turns)!r}])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "assert 'spacy' in sys.modules\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'scipy.stats') if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -5,20 +5,26 @@ No broker, no models (a stub engine)."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
+import math
 import time
 import zlib
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import ormsgpack
 import pytest
+import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 
 from monitor.contracts import TurnEvent
 from monitor.engine.state import (
+    FORMAT_MSGPACK_ZSTD,
     MIGRATIONS,
     STATE_VERSION,
     ConversationState,
@@ -195,3 +201,69 @@ def test_a_stop_cancels_a_batch_still_in_flight_after_the_grace() -> None:
 
     took = asyncio.run(scenario())
     assert 0.4 < took < 1.5 and cancelled == [True] and consumer.hold_commits is True
+
+
+# --- the stored format: MessagePack + zstd behind a marker byte, JSON + zlib still read --
+
+LEGACY_BLOB = Path(__file__).parent / "data" / "state-v2-json-zlib.b64"
+"""A real state (the first six turns of examples/conversations.jsonl) as the release before
+the format marker stored it: key-sorted JSON, zlib level 6."""
+
+
+def test_a_stored_json_zlib_state_still_decodes() -> None:
+    blob = base64.b64decode(LEGACY_BLOB.read_text())
+    assert blob[:1] == b"\x78"  # a zlib stream, no format marker
+    state = ConversationState.from_bytes(blob)
+    assert state.conversation_id == "trip-lisbon" and state.turns == 6
+    assert state.to_plain() == json.loads(zlib.decompress(blob))
+    again = state.to_bytes()
+    assert again[0] == FORMAT_MSGPACK_ZSTD
+    assert ConversationState.from_bytes(again).to_plain() == state.to_plain()
+
+
+def test_same_state_same_bytes() -> None:
+    state = ConversationState.from_bytes(base64.b64decode(LEGACY_BLOB.read_text()))
+    blob = state.to_bytes()
+    assert ConversationState.from_bytes(blob).to_bytes() == blob
+    shuffled = ConversationState.from_plain(dict(reversed(state.to_plain().items())))
+    assert shuffled.to_bytes() == blob
+
+
+def test_non_finite_floats_round_trip_exactly() -> None:
+    state = ConversationState(conversation_id="f")
+    state.sum_quality, state.sum_local, state.sum_logic = math.inf, -math.inf, 5e-324
+    state.sum_consistency = math.nan
+    back = ConversationState.from_bytes(state.to_bytes())
+    assert (back.sum_quality, back.sum_local, back.sum_logic) == (math.inf, -math.inf, 5e-324)
+    assert math.isnan(back.sum_consistency)
+
+
+def test_a_plain_form_msgpack_cannot_hold_is_stored_as_json_zlib() -> None:
+    state = ConversationState(conversation_id="big")
+    state.focus = [10**30]  # type: ignore[assignment]  # past 64 bits: only JSON holds it
+    blob = state.to_bytes()
+    assert blob[:1] == b"\x78"
+    assert ConversationState.from_bytes(blob).focus == [10**30]
+
+
+def _framed(payload: bytes) -> bytes:
+    return bytes([FORMAT_MSGPACK_ZSTD]) + zstandard.ZstdCompressor().compress(payload)
+
+
+@pytest.mark.parametrize("raw", [
+    b"\x01", b"\x01garbage", _framed(b""), _framed(b"\xc1"), _framed(ormsgpack.packb([1, 2])),
+    _framed(ormsgpack.packb({"v": STATE_VERSION})),
+    bytes([FORMAT_MSGPACK_ZSTD]) + zstandard.ZstdCompressor(write_content_size=False)
+    .compress(ormsgpack.packb(_plain())),
+])
+def test_every_unreadable_framed_state_is_corrupt(raw: bytes) -> None:
+    with pytest.raises(StateDecodeError) as info:
+        ConversationState.from_bytes(raw)
+    assert info.value.kind == "corrupt"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300).map(lambda b: b"\x01" + b) | st.binary(max_size=300).map(_framed))
+def test_framed_bytes_raise_nothing_else(raw: bytes) -> None:
+    with contextlib.suppress(StateDecodeError):
+        ConversationState.from_bytes(raw)

@@ -106,3 +106,16 @@ def test_stored_form_round_trip() -> None:
     for q in (0.5, 0.6, 0.4, 0.7):
         stats.add(q, 0.1)
     assert TrendStats.from_plain(stats.to_plain()) == stats
+
+
+def test_t_quantile_is_scipy_stats_t_ppf() -> None:
+    """The trend test's critical value comes from `scipy.special.stdtrit` (cheap to import);
+    it must be the very float `scipy.stats.t.ppf` gives, or labels could flip."""
+    from scipy.stats import t as student_t
+
+    from monitor.engine.trend import _t_quantile
+
+    rng = np.random.default_rng(5)
+    dofs = [*rng.uniform(1e-3, 5, 300), *rng.uniform(5, 5000, 300), *range(1, 200)]
+    for q in (1.0 - CFG.trend_significance, 0.95, 0.975):
+        assert [_t_quantile(q, d) for d in dofs] == [float(student_t.ppf(q, d)) for d in dofs]

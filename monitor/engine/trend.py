@@ -39,10 +39,17 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from scipy.stats import t as student_t
-
 from monitor.config import EngineConfig
 from monitor.contracts import Trend
+
+
+def _t_quantile(q: float, dof: float) -> float:
+    """Student's t quantile: `scipy.special.stdtrit`, which is what `scipy.stats.t.ppf`
+    computes (with loc 0 and scale 1, the same float), imported only when a trend test
+    first runs (`scipy.stats` costs about half a second at start)."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(dof, q))
 
 
 @dataclass
@@ -146,7 +153,7 @@ class TrendStats:
         t, dof = self.t_statistic()
         if dof <= 0 or abs(slope) <= config.trend_slope_threshold:
             return "STABLE"
-        critical = float(student_t.ppf(1.0 - config.trend_significance, dof))
+        critical = _t_quantile(1.0 - config.trend_significance, dof)
         if slope < 0 and t < -critical:
             return "DEGRADING"
         if slope > 0 and t > critical:

@@ -24,12 +24,11 @@ from monitor.contracts import (
     TurnEvent,
     TurnScore,
 )
-from monitor.engine import order
-from monitor.engine.state import ConversationState
 from monitor.formats import LineReader
 from monitor.inputs import InputError, decode_line
 
 if TYPE_CHECKING:
+    from monitor.engine.state import ConversationState
     from monitor.runner.build import ModelOptions
 
 BATCH = 64
@@ -66,6 +65,8 @@ def reject_misordered(
 ) -> list[tuple[int, TurnEvent | InvalidInput]]:
     """Turns that reuse an index with other text, or arrive after later turns, become
     `invalid` records (a redelivered identical turn stays a silent duplicate)."""
+    from monitor.engine import order  # the engine (networkx and all) only where it runs
+
     events = [e for _, e in chunk if isinstance(e, TurnEvent)]
     verdicts = iter(order.classify(events, states))
     out: list[tuple[int, TurnEvent | InvalidInput]] = []
