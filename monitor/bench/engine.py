@@ -433,8 +433,8 @@ WORKLOADS = ("generated", "mtbench101", "long_markdown")
 class BenchSizes:
     """How much of each workload a run takes (`quick()`: a run of about a minute)."""
 
-    conversations: int = 200
-    turns: int = 40
+    conversations: int = 100
+    turns: int = 20
     real_limit: int = 300
     long_conversations: int = 40
     long_answers: int = 3

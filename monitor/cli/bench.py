@@ -18,8 +18,8 @@ _MTBENCH = Path("../shared/data/mtbench101/mtbench101.jsonl")
 
 @app.command("engine")
 def bench_engine(
-    conversations: Annotated[int, typer.Option(help="generated: conversations")] = 200,
-    turns: Annotated[int, typer.Option(help="generated: turns per conversation")] = 40,
+    conversations: Annotated[int, typer.Option(help="generated: conversations")] = 100,
+    turns: Annotated[int, typer.Option(help="generated: turns per conversation")] = 20,
     real: Annotated[str | None, typer.Option(
         help="MT-Bench-101's mtbench101.jsonl (default: ../shared/data/mtbench101/, "
              "skipped if absent)")] = None,
