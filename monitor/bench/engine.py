@@ -468,12 +468,21 @@ def workload_events(name: str, sizes: BenchSizes, real: str | None) -> list[Turn
     raise ValueError(f"unknown workload {name!r}; one of {', '.join(WORKLOADS)}")
 
 
+def _summary(result: dict[str, Any]) -> dict[str, Any]:
+    return {"assistant_turns_per_s": result["assistant_turns_per_s"],
+            "engine_s": result["engine_s_median"], "floor_s": result["floor"]["total_s"],
+            "engine_over_floor": result["engine_over_floor"]}
+
+
 def run_engine_bench(sizes: BenchSizes | None = None, real: str | None = None,
                      workloads: Sequence[str] = WORKLOADS,
                      models: Models | None = None) -> dict[str, Any]:
     """Every workload (`run_workload`), the latency growth of one long conversation and,
     with MT-Bench-101, the verifier's cost per turn. A workload that needs a file that is
     not given is reported as skipped."""
+    import os
+
+    load_before = os.getloadavg()
     sizes = sizes or BenchSizes()
     models = models or default_models()
     timed_run(generate_conversation("warmup", 6, 1), models)  # models loaded and warm
@@ -485,12 +494,16 @@ def run_engine_bench(sizes: BenchSizes | None = None, real: str | None = None,
         results[name] = run_workload(workload_events(name, sizes, real), models,
                                      sizes.repeats, sizes.profile)
     growth = latency_growth(models, sizes.long_turns)
+    verifier = (verifier_cost(real, models)
+                if real is not None and sizes.verifier_cost else None)
     return {
+        "machine": {"cpus": os.cpu_count(),
+                    "load_avg_1m": [round(load_before[0], 2), round(os.getloadavg()[0], 2)]},
         "sizes": asdict(sizes),
+        "summary": {name: _summary(r) for name, r in results.items() if "floor" in r},
         "workloads": results,
         **growth,
-        "mtbench101_verifier": verifier_cost(real, models)
-        if real is not None and sizes.verifier_cost else None,
+        "mtbench101_verifier": verifier,
         "targets": {"mtbench101_assistant_turns_per_s": ">= 150",
                     "long_markdown_assistant_turns_per_s": ">= 40",
                     "engine_over_floor": "<= 1.5 on each workload",
