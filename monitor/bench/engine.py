@@ -346,6 +346,11 @@ def run_workload(events: Sequence[TurnEvent], models: Models, repeats: int = 3,
         "engine_over_floor": round(statistics.median(ratios), 3),
         "repeats_engine_over_floor": [round(r, 3) for r in ratios],
     }
+    # each repeat's ratio pairs a run with the floor measured right after it (the same
+    # load); the ratio of the medians is given too, since the two can differ on a busy host
+    floor_s = result["floor"]["total_s"]
+    result["engine_over_floor_of_medians"] = (
+        round(result["engine_s_median"] / floor_s, 3) if floor_s else None)
     result["engine_rest_s"] = round(run.seconds - sum(run.in_models.values()), 3)
     if profiled:
         from monitor.bench.profile import profile
