@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -12,22 +13,48 @@ from monitor.runner.offline import write_result
 app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints and writes JSON.")
 
 
+_MTBENCH = Path("../shared/data/mtbench101/mtbench101.jsonl")
+
+
 @app.command("engine")
 def bench_engine(
-    conversations: int = 200,
-    turns: int = 40,
+    conversations: Annotated[int, typer.Option(help="generated: conversations")] = 100,
+    turns: Annotated[int, typer.Option(help="generated: turns per conversation")] = 20,
     real: Annotated[str | None, typer.Option(
-        help="also time real conversations: MT-Bench-101's mtbench101.jsonl")] = None,
+        help="MT-Bench-101's mtbench101.jsonl (default: ../shared/data/mtbench101/, "
+             "skipped if absent)")] = None,
+    real_limit: Annotated[int, typer.Option(help="MT-Bench-101: conversations")] = 300,
+    long_conversations: Annotated[int, typer.Option(help="long Markdown: conversations")] = 40,
+    long_answers: Annotated[int, typer.Option(help="long Markdown: answers each")] = 3,
+    repeats: Annotated[int, typer.Option(help="timed runs per workload (median)")] = 3,
+    long_turns: Annotated[int, typer.Option(help="turns of the latency-growth run")] = 2_000,
+    workload: Annotated[list[str] | None, typer.Option(
+        help="only these: generated, mtbench101, long_markdown")] = None,
+    profile: Annotated[bool, typer.Option(help="profile one more run per workload")] = True,
+    verifier_cost: Annotated[bool, typer.Option(
+        help="MT-Bench-101: the verifier's ms per turn, one event at a time")] = True,
+    quick: Annotated[bool, typer.Option(
+        help="small sizes, one repeat (about a minute): replaces the size options")] = False,
     output: Path | None = None,
 ) -> None:
-    """Throughput, latency at turn 10 vs 200, state size at 100 and 1,000 turns, and
-    (with --real) throughput on real GPT-4 answers."""
-    from monitor.bench.engine import run_engine_bench
+    """Three workloads (generated turns, MT-Bench-101, long Markdown answers): throughput,
+    latency, the floor (the models alone on the same work), engine/floor and a profile;
+    latency at turn 10 vs 200 and state size at 100 and 1,000 turns."""
+    from monitor.bench.engine import WORKLOADS, BenchSizes, run_engine_bench
     from monitor.inputs import check_input_file
 
     if real is not None:
         check_input_file(real)  # before the minutes of the synthetic part
-    write_result("engine", run_engine_bench(conversations, turns, real), output)
+    elif _MTBENCH.is_file():
+        real = str(_MTBENCH)
+    chosen = tuple(workload) if workload else WORKLOADS
+    unknown = [w for w in chosen if w not in WORKLOADS]
+    if unknown:
+        raise typer.BadParameter(f"unknown workload {unknown[0]!r}", param_hint="--workload")
+    sizes = BenchSizes.quick() if quick else BenchSizes(
+        conversations, turns, real_limit, long_conversations, long_answers, repeats, long_turns)
+    sizes = replace(sizes, profile=profile, verifier_cost=verifier_cost and sizes.verifier_cost)
+    write_result("engine", run_engine_bench(sizes, real, chosen), output)
 
 
 @app.command("verifier")
