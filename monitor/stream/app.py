@@ -239,7 +239,8 @@ class Monitor:
 
     # --- wiring ---------------------------------------------------------------------------
     def _wire(self) -> None:
-        app, settings, table = self.app, self.settings, self.table
+        """The agent, timers and background task (here), then the HTTP pages."""
+        app, settings = self.app, self.settings
 
         @app.agent(self.turns, name="score-turns")
         async def score_turns(stream: faust.StreamT) -> None:
@@ -264,6 +265,19 @@ class Monitor:
             if settings.state_ttl_s > 0 and self.ready():  # never while recovering
                 await self.expire_idle(expiry.now())
 
+        self.agent = score_turns
+        if self.pager is not None:
+            pager = self.pager
+
+            @app.task
+            async def page_alertmanager() -> None:
+                await pager.run(self.owned_partitions)
+        self._wire_pages()
+
+    def _wire_pages(self) -> None:
+        """/healthz, /metrics, /conversations/{id} (+ /reset, /report)."""
+        app, table = self.app, self.table
+
         @app.page("/healthz")
         async def healthz(web: View, request: Request) -> Response:
             return web.json({"status": "ok", "version": __version__,
@@ -280,7 +294,7 @@ class Monitor:
         add_conversation_page(self, "/conversations/{conversation_id}", "conversation",
                               lambda web, state: web.json(self.conversation_view(state)))
 
-        reset_token = settings.api_token
+        reset_token = self.settings.api_token
 
         @app.page("/conversations/{conversation_id}/reset")
         class ResetConversation(View):
@@ -298,13 +312,6 @@ class Monitor:
                 return web.json({"conversation_id": conversation_id, "reset": existed},
                                 status=200 if existed else 404)
 
-        self.agent = score_turns
-        if self.pager is not None:
-            pager = self.pager
-
-            @app.task
-            async def page_alertmanager() -> None:
-                await pager.run(self.owned_partitions)
         self.recent = add_report_page(self)  # /conversations/{id}/report
 
     async def broker_back(self) -> None:
@@ -511,50 +518,22 @@ class Monitor:
             consumer.hold_commits = True
 
     async def handle_batch(self, events: list[EventT]) -> None:
+        """Decode, keep the new turns, score them, produce the outputs, then store the
+        states (after the outputs: see the module docstring)."""
         probe_changes = self.broker_probe.changes
-        valid: list[tuple[EventT, TurnEvent]] = []
-        for event in events:
-            try:
-                valid.append((event, self.decode(event)))
-            except InputError as exc:
-                await self.dead_letter(event, exc)
-            except Exception as exc:  # a decoder bug must not take the batch with it
-                log.exception("decoding failed")
-                await self.dead_letter(event, InputError("decode_error",
-                                                         f"{type(exc).__name__}: {exc}"))
+        valid = await self.decoded(events)
         if not valid:
             return
-
         states, unreadable = self.read_states([t for _, t in valid])
         if unreadable:
             valid = await self.quarantined_turns(valid, unreadable)
-            if not valid:
-                return
-        verdicts = order.classify([t for _, t in valid], states)
-        self.metrics.duplicates.inc(sum(v == "duplicate" for v, _ in verdicts))
-        todo = []
-        for (event, turn), (verdict, reason) in zip(valid, verdicts, strict=True):
-            if verdict in ("conflict", "out_of_order"):
-                kind = "turn_conflict" if verdict == "conflict" else "out_of_order"
-                await self.dead_letter(event, InputError(kind, reason))
-            elif verdict == "new":
-                todo.append((event, turn))
+        todo = await self.new_turns(valid, states)
         if not todo:
             return
-
         started = time.perf_counter()
-        loop = asyncio.get_running_loop()
-        try:
-            outcomes: list[TurnOutcome] = await loop.run_in_executor(
-                self.executor, self.engine.process_batch, [t for _, t in todo], states)
-        except Exception:
-            log.exception("engine failed on a batch; retrying its turns one by one")
-            # the failed attempt may have applied part of the batch: start again from the
-            # stored states (LiveStates gave these objects away, so they are decoded anew)
-            states = self.load_states([t for _, t in todo])
-            todo, outcomes = await self.process_one_by_one(todo, states)
-            if not todo:
-                return
+        todo, outcomes, states = await self.scored(todo, states)
+        if not todo:
+            return
         per_turn = (time.perf_counter() - started) / len(todo)
 
         produced, produced_outcomes = await self.produce_outputs(todo, outcomes)
@@ -566,12 +545,70 @@ class Monitor:
         for (event, _), outcome in zip(produced, produced_outcomes, strict=True):
             self.observe(event, outcome, per_turn, now)
 
-        # state after outputs: see the module docstring; never for a broker that lost its
-        # data (an outage during or before this batch: check the broker's epoch first)
+        # never store states for a broker that lost its data (an outage during or before
+        # this batch: check the broker's epoch first)
         if self.epoch_suspect or self.broker_probe.changes != probe_changes \
                 or not self.broker_probe.reachable:
             self.epoch_suspect = True
             await self.verify_epoch()
+        self.store_states(todo, states, now)
+        # the batch is acknowledged when this returns: its state must be on the changelog
+        await self.table.confirm_changelog()
+
+    async def decoded(self, events: list[EventT]) -> list[tuple[EventT, TurnEvent]]:
+        """The batch's turns that decode; the others go to the dead-letter topic."""
+        valid: list[tuple[EventT, TurnEvent]] = []
+        for event in events:
+            try:
+                valid.append((event, self.decode(event)))
+            except InputError as exc:
+                await self.dead_letter(event, exc)
+            except Exception as exc:  # a decoder bug must not take the batch with it
+                log.exception("decoding failed")
+                await self.dead_letter(event, InputError("decode_error",
+                                                         f"{type(exc).__name__}: {exc}"))
+        return valid
+
+    async def new_turns(self, valid: list[tuple[EventT, TurnEvent]],
+                        states: dict[str, ConversationState]
+                        ) -> list[tuple[EventT, TurnEvent]]:
+        """The turns to score (`order.classify`): repeats are counted and skipped, a
+        reused index or a late turn is dead-lettered."""
+        verdicts = order.classify([t for _, t in valid], states)
+        self.metrics.duplicates.inc(sum(v == "duplicate" for v, _ in verdicts))
+        todo = []
+        for (event, turn), (verdict, reason) in zip(valid, verdicts, strict=True):
+            if verdict in ("conflict", "out_of_order"):
+                kind = "turn_conflict" if verdict == "conflict" else "out_of_order"
+                await self.dead_letter(event, InputError(kind, reason))
+            elif verdict == "new":
+                todo.append((event, turn))
+        return todo
+
+    async def scored(
+        self, todo: list[tuple[EventT, TurnEvent]], states: dict[str, ConversationState]
+    ) -> tuple[list[tuple[EventT, TurnEvent]], list[TurnOutcome],
+               dict[str, ConversationState]]:
+        """The engine on the whole batch, in its thread; if it fails, turn by turn from the
+        stored states (what failed is dead-lettered): the turns scored, their outcomes
+        and the states they were applied to."""
+        loop = asyncio.get_running_loop()
+        try:
+            outcomes: list[TurnOutcome] = await loop.run_in_executor(
+                self.executor, self.engine.process_batch, [t for _, t in todo], states)
+            return todo, outcomes, states
+        except Exception:
+            log.exception("engine failed on a batch; retrying its turns one by one")
+        # the failed attempt may have applied part of the batch: start again from the
+        # stored states (LiveStates gave these objects away, so they are decoded anew)
+        states = self.load_states([t for _, t in todo])
+        todo, outcomes = await self.process_one_by_one(todo, states)
+        return todo, outcomes, states
+
+    def store_states(self, todo: list[tuple[EventT, TurnEvent]],
+                     states: dict[str, ConversationState], now: float) -> None:
+        """Each scored conversation's state into the table (its changelog write is
+        awaited by the caller), the live cache and the activity gauges."""
         last_event: dict[str, EventT] = {t.conversation_id: e for e, t in todo}
         for cid, event in last_event.items():
             state = states[cid]
@@ -586,8 +623,6 @@ class Monitor:
             self.active.touch(cid, event.message.partition, state.trend.level,
                               state.trend.slope(self.engine.config.trend_min_turns),
                               state.last_trend == "DEGRADING")
-        # the batch is acknowledged when this returns: its state must be on the changelog
-        await self.table.confirm_changelog()
 
     def load_states(self, turns: list[TurnEvent]) -> dict[str, ConversationState]:
         """The stored state of each readable conversation in `turns` (absent: never seen,
