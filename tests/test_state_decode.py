@@ -88,12 +88,22 @@ class _StubEngine:
     config = SimpleNamespace(trend_min_turns=3)
 
 
+class _DictTable(dict[bytes, bytes]):
+    """The table as a dict, with DurableTable's changelog calls (nothing is refused)."""
+
+    async def resend_refused(self) -> None:
+        return None
+
+    def forget_refused(self) -> None:
+        return None
+
+
 def _monitor(table: dict[bytes, bytes], **settings: Any) -> Any:
     from monitor.stream.app import Monitor
 
     engine: Any = _StubEngine()
     monitor: Any = Monitor(StreamSettings(**settings), engine, Metrics(CollectorRegistry()))
-    monitor.table = table
+    monitor.table = _DictTable(table)
     return monitor
 
 
@@ -121,7 +131,8 @@ def test_one_unreadable_state_quarantines_only_its_conversation() -> None:
     states, bad = monitor.read_states([_turn("junk", 6)])
     assert list(bad) == ["junk"]
     assert reg.state_decode_failures.labels(kind="corrupt")._value.get() == 1
-    table[b"junk"] = expiry.pack(ConversationState(conversation_id="junk").to_bytes(), 0, 1.0)
+    fresh = ConversationState(conversation_id="junk").to_bytes()
+    monitor.table[b"junk"] = expiry.pack(fresh, 0, 1.0)
     states, bad = monitor.read_states([_turn("junk", 7)])
     assert list(states) == ["junk"] and not bad
     assert reg.quarantined._value.get() == 1

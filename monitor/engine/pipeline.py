@@ -62,7 +62,7 @@ from monitor.engine.signals import (
     request_relevance,
     word_count,
 )
-from monitor.engine.state import ConversationState
+from monitor.engine.state import ConversationState, RecentCertificate, RecentScore, Revision
 from monitor.engine.verdict import VerdictStage, sentence_fact
 from monitor.engine.verifier import Verifier
 from monitor.engine.warmup import warmup_turns
@@ -424,12 +424,12 @@ class Engine:
             if not stale:
                 latest = max(m[0] for m in matches)
                 matches = [m for m in matches if m[0] == latest]
-            state.add_revision({
-                "dimension": new.dimension, "unit": new.unit, "new": new.value,
-                "surface": new.surface, "turn": turn, "sentence": sentence,
-                "old": sorted({m[3].value for m in matches}
-                              | {s.value for s in stale if s.dimension == new.dimension}),
-            })
+            state.add_revision(Revision(
+                dimension=new.dimension, unit=new.unit, new=new.value, surface=new.surface,
+                turn=turn, sentence=sentence,
+                old=tuple(sorted({m[3].value for m in matches}
+                                 | {s.value for s in stale if s.dimension == new.dimension})),
+            ))
             for _, key, old, _q in matches:
                 graph.replace_fact(key, replace(old, superseded_at=turn))
                 revised.append(replace(
@@ -462,10 +462,9 @@ class Engine:
                                  certificates, previous, gap)
         alerts = self._alerts(event, certificates, score, trend)
         state.remember(
-            {"turn_index": event.turn_index, "quality": score.quality, "trend": trend.label,
-             "certificates": len(certificates)},
-            [{"id": c.id, "turn_index": c.turn_index, "conflicts_with": c.conflicts_with,
-              "detector": c.detector, "explanation": c.explanation} for c in certificates],
+            RecentScore(event.turn_index, score.quality, trend.label, len(certificates)),
+            [RecentCertificate(c.id, c.turn_index, c.conflicts_with, c.detector,
+                               c.explanation) for c in certificates],
         )
         return TurnOutcome(event=event, score=score, certificates=certificates, alerts=alerts,
                            cut=cut)
@@ -1014,20 +1013,18 @@ def _reverted_values(state: ConversationState, fact: Fact) -> list[contradiction
     found = []
     for q in quantities.parse_quantities(fact.object_text):
         for rev in state.revisions:
-            if rev["turn"] >= fact.turn or rev["dimension"] != q.dimension or (
-                rev["unit"] != q.unit
-            ):
+            if rev.turn >= fact.turn or rev.dimension != q.dimension or rev.unit != q.unit:
                 continue
-            same = [quantities.same_value(q, replace(q, value=v)) for v in rev["old"]]
-            if any(same) and not quantities.same_value(q, replace(q, value=rev["new"])):
+            same = [quantities.same_value(q, replace(q, value=v)) for v in rev.old]
+            if any(same) and not quantities.same_value(q, replace(q, value=rev.new)):
                 prior = Fact(
-                    subject=fact.subject, relation="revise to", object=rev["surface"].lower(),
-                    object_text=rev["surface"], negated=False, modality="asserted",
-                    speaker="user", turn=rev["turn"], sentence=rev["sentence"],
+                    subject=fact.subject, relation="revise to", object=rev.surface.lower(),
+                    object_text=rev.surface, negated=False, modality="asserted",
+                    speaker="user", turn=rev.turn, sentence=rev.sentence,
                     predicate="revise", prep="to", time_scope=None, importance=1.0,
                 )
                 found.append(contradiction.Finding(
                     "numeric", 0.9, fact, prior,
-                    f"{q.surface} was replaced by {rev['surface']}",
+                    f"{q.surface} was replaced by {rev.surface}",
                 ))
     return found

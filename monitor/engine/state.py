@@ -125,6 +125,69 @@ def _vec_in(text: str | None) -> npt.NDArray[np.float32] | None:
     return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
 
 
+@dataclass(frozen=True)
+class Revision:
+    """A value the user replaced ("make it 10 people"): an answer going back to one of the
+    `old` values is certified against this turn (engine.pipeline `_reverted_values`)."""
+
+    dimension: str
+    unit: str
+    new: float
+    surface: str
+    turn: int
+    sentence: str
+    old: tuple[float, ...]
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"dimension": self.dimension, "unit": self.unit, "new": self.new,
+                "surface": self.surface, "turn": self.turn, "sentence": self.sentence,
+                "old": list(self.old)}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> Revision:
+        return cls(data["dimension"], data["unit"], data["new"], data["surface"],
+                   data["turn"], data["sentence"], tuple(data["old"]))
+
+
+@dataclass(frozen=True)
+class RecentScore:
+    """One of the last `RECENT_SCORES` answers, for the conversation's HTTP view."""
+
+    turn_index: int
+    quality: float
+    trend: str
+    certificates: int
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"turn_index": self.turn_index, "quality": self.quality, "trend": self.trend,
+                "certificates": self.certificates}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> RecentScore:
+        return cls(data["turn_index"], data["quality"], data["trend"], data["certificates"])
+
+
+@dataclass(frozen=True)
+class RecentCertificate:
+    """One of the last `RECENT_CERTIFICATES` certificates, for the HTTP view."""
+
+    id: str
+    turn_index: int
+    conflicts_with: int
+    detector: str
+    explanation: str
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"id": self.id, "turn_index": self.turn_index,
+                "conflicts_with": self.conflicts_with, "detector": self.detector,
+                "explanation": self.explanation}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> RecentCertificate:
+        return cls(data["id"], data["turn_index"], data["conflicts_with"], data["detector"],
+                   data["explanation"])
+
+
 def _topic_in(data: dict[str, Any] | None) -> TopicState:
     """States stored before topic tracking existed start with an empty topic."""
     if not data:
@@ -152,11 +215,10 @@ class ConversationState:
     certificates: int = 0
     gaps: int = 0
     last_trend: Trend = "STABLE"
-    recent_scores: list[dict[str, Any]] = field(default_factory=list)
-    recent_certificates: list[dict[str, Any]] = field(default_factory=list)
-    revisions: list[dict[str, Any]] = field(default_factory=list)
-    """Values the user replaced ({dimension, unit, new, surface, old, turn, sentence}),
-    newest last: going back to an old value is certified against the revision turn."""
+    recent_scores: list[RecentScore] = field(default_factory=list)
+    recent_certificates: list[RecentCertificate] = field(default_factory=list)
+    revisions: list[Revision] = field(default_factory=list)
+    """Values the user replaced, newest last."""
     digests: dict[int, str] = field(default_factory=dict)
     """turn_index -> digest of the last TURN_DIGESTS applied turns (engine.order)."""
 
@@ -212,7 +274,7 @@ class ConversationState:
         self.certified = [*self.certified, key][-MAX_CERTIFIED:]
         return True
 
-    def add_revision(self, record: dict[str, Any]) -> None:
+    def add_revision(self, record: Revision) -> None:
         self.revisions = [*self.revisions, record][-MAX_REVISIONS:]
 
     def prompt_text(self) -> str:
@@ -226,7 +288,7 @@ class ConversationState:
         if len(self.prompt[0]) > MAX_PROMPT_CHARS:
             self.prompt[0] = self.prompt[0][-MAX_PROMPT_CHARS:]
 
-    def remember(self, score: dict[str, Any], certificates: list[dict[str, Any]]) -> None:
+    def remember(self, score: RecentScore, certificates: list[RecentCertificate]) -> None:
         self.recent_scores = [*self.recent_scores, score][-RECENT_SCORES:]
         if certificates:
             self.recent_certificates = [*self.recent_certificates, *certificates][
@@ -251,9 +313,9 @@ class ConversationState:
             "counts": [self.turns, self.assistant_turns, self.certificates, self.gaps],
             "sums": [self.sum_local, self.sum_consistency, self.sum_logic, self.sum_quality],
             "last_trend": self.last_trend,
-            "recent_scores": self.recent_scores,
-            "recent_certificates": self.recent_certificates,
-            "revisions": self.revisions,
+            "recent_scores": [r.to_plain() for r in self.recent_scores],
+            "recent_certificates": [c.to_plain() for c in self.recent_certificates],
+            "revisions": [r.to_plain() for r in self.revisions],
             "user_topics": [[t, w] for t, w in self.user_topics],
             "certified": self.certified,
             "statements": [list(row) for row in self.statements],
@@ -296,9 +358,10 @@ class ConversationState:
             sum_local=s_local, sum_consistency=s_cons, sum_logic=s_logic,
             sum_quality=s_quality,
             last_trend=data["last_trend"],
-            recent_scores=list(data["recent_scores"]),
-            recent_certificates=list(data["recent_certificates"]),
-            revisions=list(data["revisions"]),
+            recent_scores=[RecentScore.from_plain(r) for r in data["recent_scores"]],
+            recent_certificates=[RecentCertificate.from_plain(c)
+                                 for c in data["recent_certificates"]],
+            revisions=[Revision.from_plain(r) for r in data["revisions"]],
             user_topics=[(int(t), list(w)) for t, w in data["user_topics"]],
             certified=list(data["certified"]),
             statements=[(int(t), sp, se, c) for t, sp, se, c in data["statements"]],

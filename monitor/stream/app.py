@@ -406,8 +406,8 @@ class Monitor:
     def conversation_view(self, state: ConversationState) -> dict[str, Any]:
         summary = self.engine.summary(state)
         return {"summary": summary.model_dump(mode="json"),
-                "recent_scores": state.recent_scores,
-                "recent_certificates": state.recent_certificates,
+                "recent_scores": [r.to_plain() for r in state.recent_scores],
+                "recent_certificates": [c.to_plain() for c in state.recent_certificates],
                 "state_sha256": content_id("state", state.to_plain())}
 
     # --- one batch ------------------------------------------------------------------------
