@@ -182,9 +182,25 @@ class EngineConfig(BaseModel):
     """Below this many scored turns the slope is 0 and the trend STABLE (three points are
     collinear by chance too often to call a direction)."""
 
-    # --- state bounds ---
+    # --- state bounds (what one conversation's stored state keeps, newest kept) ---
     max_nodes: int = 400
     max_fact_edges: int = 1200
+    max_prompt_chars: int = Field(default=4_000, ge=100)
+    """The user's words since the last answer (the prompt the answer is scored against)."""
+    recent_scores: int = Field(default=10, ge=0)
+    recent_certificates: int = Field(default=10, ge=0)
+    """Kept for the conversation's HTTP view only."""
+    max_revisions: int = Field(default=20, ge=1)
+    """Values the user replaced ("make it 10 people"), for `numeric` findings."""
+    max_user_topics: int = Field(default=30, ge=1)
+    """What recent user turns spoke of afresh (an older claim about it may be outdated)."""
+    max_certified: int = Field(default=200, ge=1)
+    """Keys of certified conflicts: a restated side of one is not certified again."""
+    max_statements: int = Field(default=60, ge=1)
+    """Recent sentences with amounts, for the amount detectors."""
+    turn_digests: int = Field(default=64, ge=1)
+    """Digests of the last applied turns: a re-sent index within them is told apart from
+    a redelivery (engine.order); older ones are taken for redeliveries."""
 
     # --- work bounds per turn (engine.bounds) ---
     max_scored_chars: int = Field(default=2_500, ge=100)

@@ -94,6 +94,7 @@ def test_examples_report_in_chromium(scored: list[str], browser: Any,
     assert section.locator("svg.kg g.edge.conflict").count() >= 1
     # a certificate badge on the turn jumps to its card and keeps the conversation open
     section.locator("a.badge").first.click()
+    page.wait_for_selector("article.cert-card.targeted", timeout=5_000)  # set on hashchange
     assert page.locator("article.cert-card.targeted").count() == 1
     assert page.locator("section.conv:visible").count() == 1
     shot = tmp_path / "report.png"

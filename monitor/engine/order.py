@@ -7,8 +7,8 @@ later ones. Both used to be dropped as duplicates; they are reported now (an `in
 record offline, a dead letter online).
 
 To tell them apart, each conversation state keeps a short digest of its last
-`TURN_DIGESTS` applied turns (`ConversationState.digests`). A turn older than that window
-cannot be checked and is treated as a repeat, as the state did before.
+`EngineConfig.turn_digests` applied turns (`ConversationState.digests`). A turn older
+than that window cannot be checked and is treated as a repeat, as the state did before.
 """
 
 from __future__ import annotations

@@ -197,7 +197,7 @@ class Engine:
                 state = states[event.conversation_id] = self.new_state(event.conversation_id)
             started = time.perf_counter()
             outcome = self._apply(state, event, next(extracted))
-            state.note_turn(event.turn_index, order.turn_digest(original))
+            state.note_turn(event.turn_index, order.turn_digest(original), cfg.turn_digests)
             outcome.cut = {**cut, **outcome.cut}
             outcome.seconds = time.perf_counter() - started
             outcomes.append(outcome)
@@ -269,8 +269,9 @@ class Engine:
         else:
             if event.role == "user":
                 facts = facts + self._apply_revision(state, event, facts)
-                state.push_prompt(event.text)
-                state.add_user_topics(event.turn_index, _told_afresh(extraction.sentences))
+                state.push_prompt(event.text, self.config.max_prompt_chars)
+                state.add_user_topics(event.turn_index, _told_afresh(extraction.sentences),
+                                      self.config.max_user_topics)
                 self._follow_user(state, event.text)
             self._insert(state, facts, event.turn_index, quarantine=set())
             self._remember_statements(state, event, extraction)
@@ -429,7 +430,7 @@ class Engine:
                 turn=turn, sentence=sentence,
                 old=tuple(sorted({m[3].value for m in matches}
                                  | {s.value for s in stale if s.dimension == new.dimension})),
-            ))
+            ), self.config.max_revisions)
             for _, key, old, _q in matches:
                 graph.replace_fact(key, replace(old, superseded_at=turn))
                 revised.append(replace(
@@ -465,6 +466,7 @@ class Engine:
             RecentScore(event.turn_index, score.quality, trend.label, len(certificates)),
             [RecentCertificate(c.id, c.turn_index, c.conflicts_with, c.detector,
                                c.explanation) for c in certificates],
+            (self.config.recent_scores, self.config.recent_certificates),
         )
         return TurnOutcome(event=event, score=score, certificates=certificates, alerts=alerts,
                            cut=cut)
@@ -501,7 +503,8 @@ class Engine:
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
                                        [f.confidence for _, f, _ in findings])
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
-        findings = [f for f in capped if state.certify(_conflict_key(f[1]))]
+        keep = self.config.max_certified
+        findings = [f for f in capped if state.certify(_conflict_key(f[1]), keep)]
         self._remember_statements(state, event, extraction, facts)
         if self.verdict is not None:
             self.verdict.remember(state, turn, "assistant", asserted, subjects)
@@ -696,7 +699,7 @@ class Engine:
             rows += [(event.turn_index, "user-question", sentence[:bounds.SENTENCE_CHARS], "")
                      for sentence in extraction.sentences
                      if sentence[:bounds.SENTENCE_CHARS] not in said and aligned.measured(sentence)]
-        state.add_statements(rows)
+        state.add_statements(rows, self.config.max_statements)
 
     def _amount_findings(
         self, state: ConversationState, event: TurnEvent, extraction: Extraction,

@@ -54,14 +54,6 @@ ZSTD_LEVEL = 6
 but 3-6% larger (`skg-monitor bench state-codec`)."""
 MAX_STATE_BYTES = 64 << 20
 """A stored state says how large it decompresses to; more than this is corrupt."""
-MAX_PROMPT_CHARS = 4_000
-RECENT_SCORES = 10
-RECENT_CERTIFICATES = 10
-MAX_REVISIONS = 20
-MAX_USER_TOPICS = 30
-MAX_CERTIFIED = 200
-MAX_STATEMENTS = 60
-TURN_DIGESTS = 64
 """Digests of this many last applied turns are kept (see `monitor.engine.order`)."""
 
 DecodeFailure = Literal["corrupt", "unknown_version", "old_version"]
@@ -151,7 +143,7 @@ class Revision:
 
 @dataclass(frozen=True)
 class RecentScore:
-    """One of the last `RECENT_SCORES` answers, for the conversation's HTTP view."""
+    """One of the last `EngineConfig.recent_scores` answers, for the conversation's HTTP view."""
 
     turn_index: int
     quality: float
@@ -169,7 +161,7 @@ class RecentScore:
 
 @dataclass(frozen=True)
 class RecentCertificate:
-    """One of the last `RECENT_CERTIFICATES` certificates, for the HTTP view."""
+    """One of the last `EngineConfig.recent_certificates` certificates, for the HTTP view."""
 
     id: str
     turn_index: int
@@ -220,11 +212,12 @@ class ConversationState:
     revisions: list[Revision] = field(default_factory=list)
     """Values the user replaced, newest last."""
     digests: dict[int, str] = field(default_factory=dict)
-    """turn_index -> digest of the last TURN_DIGESTS applied turns (engine.order)."""
+    """turn_index -> digest of the last `EngineConfig.turn_digests` applied turns
+    (engine.order)."""
 
-    def note_turn(self, turn_index: int, digest: str) -> None:
+    def note_turn(self, turn_index: int, digest: str, limit: int) -> None:
         self.digests[turn_index] = digest
-        while len(self.digests) > TURN_DIGESTS:
+        while len(self.digests) > limit:
             del self.digests[min(self.digests)]
 
     user_topics: list[tuple[int, list[str]]] = field(default_factory=list)
@@ -252,14 +245,13 @@ class ConversationState:
         if rows:
             self.assertions = [*self.assertions, *rows][-limit:]
 
-    def add_statements(self, rows: list[tuple[int, str, str, str]]) -> None:
+    def add_statements(self, rows: list[tuple[int, str, str, str]], limit: int) -> None:
         if rows:
-            self.statements = [*self.statements, *rows][-MAX_STATEMENTS:]
+            self.statements = [*self.statements, *rows][-limit:]
 
-    def add_user_topics(self, turn: int, heads: list[str]) -> None:
+    def add_user_topics(self, turn: int, heads: list[str], limit: int) -> None:
         if heads:
-            self.user_topics = [*self.user_topics, (turn, sorted(set(heads)))][
-                -MAX_USER_TOPICS:]
+            self.user_topics = [*self.user_topics, (turn, sorted(set(heads)))][-limit:]
 
     def changed_between(self, after: int, before: int, heads: AbstractSet[str],
                         min_shared: int = 2) -> bool:
@@ -267,33 +259,37 @@ class ConversationState:
         return any(after < turn < before and len(heads & set(words)) >= min_shared
                    for turn, words in self.user_topics)
 
-    def certify(self, key: str) -> bool:
+    def certify(self, key: str, limit: int) -> bool:
         """Record a conflict; False when it was certified before."""
         if key in self.certified:
             return False
-        self.certified = [*self.certified, key][-MAX_CERTIFIED:]
+        self.certified = [*self.certified, key][-limit:]
         return True
 
-    def add_revision(self, record: Revision) -> None:
-        self.revisions = [*self.revisions, record][-MAX_REVISIONS:]
+    def add_revision(self, record: Revision, limit: int) -> None:
+        self.revisions = [*self.revisions, record][-limit:]
 
     def prompt_text(self) -> str:
         return " ".join(self.prompt)
 
-    def push_prompt(self, text: str) -> None:
-        """Keep the user's words since the last assistant turn, newest last, bounded."""
+    def push_prompt(self, text: str, limit: int) -> None:
+        """Keep the user's words since the last assistant turn, newest last, at most
+        `limit` characters."""
         self.prompt.append(text)
-        while len(self.prompt) > 1 and sum(len(p) for p in self.prompt) > MAX_PROMPT_CHARS:
+        while len(self.prompt) > 1 and sum(len(p) for p in self.prompt) > limit:
             self.prompt.pop(0)
-        if len(self.prompt[0]) > MAX_PROMPT_CHARS:
-            self.prompt[0] = self.prompt[0][-MAX_PROMPT_CHARS:]
+        if len(self.prompt[0]) > limit:
+            self.prompt[0] = self.prompt[0][-limit:]
 
-    def remember(self, score: RecentScore, certificates: list[RecentCertificate]) -> None:
-        self.recent_scores = [*self.recent_scores, score][-RECENT_SCORES:]
+    def remember(self, score: RecentScore, certificates: list[RecentCertificate],
+                 limits: tuple[int, int]) -> None:
+        """The answer's score and certificates for the HTTP view; `limits`: how many of
+        each are kept."""
+        keep_scores, keep_certificates = limits
+        self.recent_scores = [*self.recent_scores, score][-keep_scores:] if keep_scores else []
         if certificates:
             self.recent_certificates = [*self.recent_certificates, *certificates][
-                -RECENT_CERTIFICATES:
-            ]
+                -keep_certificates:] if keep_certificates else []
 
     # --- stored form ------------------------------------------------------------------
     def to_plain(self) -> dict[str, Any]:
