@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
@@ -14,6 +16,7 @@ from monitor.kafka.security import aiokafka_security_kwargs, topic_configs
 from monitor.kafka.settings import StreamSettings
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 #: The table's changelog keeps the latest state of each conversation and nothing else:
@@ -34,14 +37,14 @@ def new_topic(settings: StreamSettings, name: str) -> NewTopic:
                     topic_configs=dict(configs))
 
 
-async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None = None,
-                              attempts: int | None = 40) -> None:
-    """Create the missing topics; `attempts=None` waits for the broker for ever (a worker
-    started before its broker waits, saying so every 10 s, instead of exiting)."""
-    names = topics if topics is not None else settings.all_topics()
+async def _with_admin(settings: StreamSettings,
+                      call: Callable[[AIOKafkaAdminClient], Awaitable[T]],
+                      attempts: int | None, what: str) -> T:
+    """`call` with a fresh admin client, tried again every 0.25 s while the broker does
+    not answer (a broker whose port is open may not answer metadata yet); `attempts=None`
+    waits for ever, saying so every 10 s."""
     last: Exception | None = None
-    started = time.monotonic()
-    said = started
+    started = said = time.monotonic()
     attempt = 0
     while attempts is None or attempt < attempts:
         attempt += 1
@@ -53,42 +56,41 @@ async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None
                                     **aiokafka_security_kwargs(settings))
         try:
             await admin.start()
-            existing = set(await admin.list_topics())
-            missing = [n for n in names if n not in existing]
-            if missing:
-                with contextlib.suppress(TopicAlreadyExistsError):
-                    await admin.create_topics([
-                        new_topic(settings, n) for n in missing
-                    ])
-            return
-        except TopicAlreadyExistsError:
-            return
+            return await call(admin)
         except Exception as exc:  # broker not ready yet
             last = exc
             await asyncio.sleep(0.25)
         finally:
             await admin.close()
-    raise RuntimeError(f"could not create topics on {settings.bootstrap}: {last!r}")
+    raise RuntimeError(f"could not {what} on {settings.bootstrap}: {last!r}")
+
+
+async def ensure_topics_async(settings: StreamSettings, topics: list[str] | None = None,
+                              attempts: int | None = 40) -> None:
+    """Create the missing topics; `attempts=None` waits for the broker for ever (a worker
+    started before its broker waits, saying so every 10 s, instead of exiting)."""
+    names = topics if topics is not None else settings.all_topics()
+
+    async def create_missing(admin: AIOKafkaAdminClient) -> None:
+        existing = set(await admin.list_topics())
+        missing = [n for n in names if n not in existing]
+        if missing:
+            with contextlib.suppress(TopicAlreadyExistsError):
+                await admin.create_topics([new_topic(settings, n) for n in missing])
+
+    await _with_admin(settings, create_missing, attempts, "create topics")
 
 
 async def missing_topics_async(settings: StreamSettings, names: list[str],
                                attempts: int = 20) -> list[str]:
     """Which of `names` the broker does not have; raises if it could not be asked in
-    `attempts` tries (a broker whose port is open may not answer metadata yet)."""
-    last: Exception | None = None
-    for _ in range(attempts):
-        admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap,
-                                    **aiokafka_security_kwargs(settings))
-        try:
-            await admin.start()
-            existing = set(await admin.list_topics())
-            return [n for n in names if n not in existing]
-        except Exception as exc:  # broker not ready yet
-            last = exc
-            await asyncio.sleep(0.25)
-        finally:
-            await admin.close()
-    raise RuntimeError(f"could not list the topics on {settings.bootstrap}: {last!r}")
+    `attempts` tries."""
+
+    async def missing(admin: AIOKafkaAdminClient) -> list[str]:
+        existing = set(await admin.list_topics())
+        return [n for n in names if n not in existing]
+
+    return await _with_admin(settings, missing, attempts, "list the topics")
 
 
 def ensure_topics(settings: StreamSettings, topics: list[str] | None = None,
