@@ -58,15 +58,15 @@ class _Nlp:
 
 
 class _Extractor:
-    """Sentences, all asserted, parsed by `_nlp` as the rule extractor's are."""
+    """Sentences, all asserted, parsed by `nlp` as the rule extractor's are."""
 
     name = "fake-piping"
 
     def __init__(self) -> None:
-        self._nlp: Any = _Nlp()
+        self.nlp: Any = _Nlp()
 
     def extract(self, items: Any) -> list[Extraction]:
-        docs = self._nlp.pipe([u.text for u in items], batch_size=64)
+        docs = self.nlp.pipe([u.text for u in items], batch_size=64)
         out = []
         for doc in docs:
             sentences = [s for s in re.split(r"(?<=[.!?])\s+", doc.strip()) if s]
@@ -116,15 +116,15 @@ def test_the_floor_redoes_exactly_the_models_work_of_the_run() -> None:
     run = timed_run(_events(), models, batch=2)
     assert run.assistant_turns == 2 and len(run.batch_seconds) == 2
     assert run.parsed == [e.text for e in _events()]  # what the extractor parsed
-    assert extractor._nlp.parsed == run.parsed  # and the pipeline is put back afterwards
-    assert isinstance(extractor._nlp, _Nlp)
+    assert extractor.nlp.parsed == run.parsed  # and the pipeline is put back afterwards
+    assert isinstance(extractor.nlp, _Nlp)
     assert run.embedded == embedder.texts  # what the cache passed to the model
     assert run.judged and run.judged == verifiers[0].pairs[1:]  # [0]: the warm-up pair
 
     embedder.texts.clear()
-    extractor._nlp.parsed.clear()
+    extractor.nlp.parsed.clear()
     floor = measure_floor(run, models)
-    assert extractor._nlp.parsed == run.parsed
+    assert extractor.nlp.parsed == run.parsed
     assert embedder.texts == list(dict.fromkeys(run.embedded))  # each text once, one call
     assert verifiers[-1].pairs[1:] == list(dict.fromkeys(run.judged))  # a fresh verifier
     assert floor["texts_embedded"] == len(set(run.embedded))

