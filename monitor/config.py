@@ -16,9 +16,9 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from monitor.contracts import content_id
+from monitor.contracts import Detector, content_id
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 
@@ -40,6 +40,11 @@ class MFSSWeights(BaseModel):
     readability: float = 0.15
     coherence: float = 0.15
     rouge: float = 0.15
+
+
+RULE_CONFIDENCE: dict[str, float] = {
+    "negation": 0.95, "antonym": 0.88, "numeric": 0.92, "exclusive": 0.80}
+"""The default confidence of each structural rule's finding (engine.contradiction)."""
 
 
 class EngineConfig(BaseModel):
@@ -97,6 +102,21 @@ class EngineConfig(BaseModel):
     """Weight of the newest request/answer in the user-led topic vector (EMA)."""
 
     # --- contradictions ---
+    rule_confidence: dict[str, Unit] = Field(default_factory=lambda: dict(RULE_CONFIDENCE))
+    """Confidence of a structural rule's finding (negation, antonym, numeric, exclusive)
+    before the verifier weighs it; a rule missing here keeps its default."""
+    @field_validator("rule_confidence")
+    @classmethod
+    def _known_rules(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - set(RULE_CONFIDENCE))
+        if unknown:
+            raise ValueError(f"no rule named {', '.join(unknown)} (rules: "
+                             f"{', '.join(RULE_CONFIDENCE)})")
+        return value
+
+    paging_detectors: tuple[Detector, ...] = (
+        "negation", "numeric", "exclusive", "user_fact", "antonym", "nli", "constraint")
+    """Detectors whose certificates may page (a self-correction never does)."""
     certificate_confidence_floor: float = 0.5
     page_confidence: float = 0.80
     """Certificates at or above this confidence have severity `page` and go to alerts."""

@@ -24,7 +24,7 @@ def test_toml_round_trip_and_defaults(tmp_path: Path) -> None:
     path = tmp_path / "engine.toml"
     path.write_text(config_toml(changed))
     assert load_config(path) == changed
-    assert tomllib.loads(config_toml(EngineConfig())) == EngineConfig().model_dump()
+    assert tomllib.loads(config_toml(EngineConfig())) == EngineConfig().model_dump(mode="json")
 
 
 def test_a_partial_file_changes_only_its_fields(tmp_path: Path) -> None:
@@ -86,3 +86,14 @@ def test_score_uses_the_config_file(tmp_path: Path) -> None:
     [score] = [json.loads(line) for line in result.stdout.splitlines()
                if json.loads(line)["type"] == "turn_score"]
     assert "+" + EngineConfig(trend_decay=0.2).fingerprint() + "." in score["engine_version"]
+
+
+def test_rule_confidences_and_paging_detectors_are_validated(tmp_path: Path) -> None:
+    path = tmp_path / "engine.toml"
+    path.write_text("[rule_confidence]\nnegation = 0.9\n")
+    assert load_config(path).rule_confidence == {"negation": 0.9}  # the others: defaults
+    for bad in ("[rule_confidence]\nbogus = 0.5\n", "[rule_confidence]\nnegation = 1.5\n",
+                'paging_detectors = ["negation", "bogus"]\n'):
+        path.write_text(bad)
+        with pytest.raises(ValueError):
+            load_config(path)

@@ -18,8 +18,10 @@ properties with no known opposite (spicy and warm) can co-hold.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from monitor.config import RULE_CONFIDENCE
 from monitor.contracts import Detector
 from monitor.engine import amounts, lexicon, quantities
 from monitor.engine.extract import Triple
@@ -30,14 +32,6 @@ _APPROX = re.compile(r"\b(about|around|roughly|approximately|approx|nearly|almos
 _UNCOMPARED_DIMENSIONS = frozenset({"number"})
 """A bare number ("3D", "rows 3 and 4", "Day 2") says too little about what it counts."""
 _CURRENCY_RELATIONS = frozenset({"be", "cost", "be for", "come to", "total"})
-_BASE_CONFIDENCE: dict[str, float] = {
-    "negation": 0.95,
-    "antonym": 0.88,
-    "numeric": 0.92,
-    "exclusive": 0.80,
-}
-
-
 @dataclass(frozen=True)
 class Finding:
     detector: Detector
@@ -214,7 +208,8 @@ def check_exclusive(new: Fact, old: Fact) -> str | None:
     return "exclusive"
 
 
-def compare(new: Fact, old: Fact) -> Finding | None:
+def compare(new: Fact, old: Fact,
+            confidence: Mapping[str, float] = RULE_CONFIDENCE) -> Finding | None:
     """Run the cascade on one pair; None when they are compatible or incomparable."""
     if not comparable(new, old):
         return None
@@ -230,10 +225,9 @@ def compare(new: Fact, old: Fact) -> Finding | None:
     if kind is None:
         return None
     detector: Detector = kind  # type: ignore[assignment]
-    confidence = _BASE_CONFIDENCE[kind]
     if old.speaker == "user" and old.subject.split()[0] == "user" and new.speaker != "user":
         detector = "user_fact"
-    return Finding(detector, confidence, new, old, detail)
+    return Finding(detector, confidence.get(kind, RULE_CONFIDENCE[kind]), new, old, detail)
 
 
 def explain(finding: Finding) -> str:

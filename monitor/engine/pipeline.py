@@ -661,7 +661,7 @@ class Engine:
             if fact.speaker != "assistant" or fact.modality != "asserted":
                 continue
             for old in self._candidates(state, fact, turn, by_head):
-                finding = contradiction.compare(fact, old)
+                finding = contradiction.compare(fact, old, self.config.rule_confidence)
                 if finding is None:
                     continue
                 alignment = self._alignment(state, fact, old, turn)
@@ -821,11 +821,11 @@ class Engine:
         verdict = finding.verdict
         if verdict is not None:  # judged by meaning: the calibrated threshold decides
             page = (confidence >= self.config.verifier_page
-                    and finding.detector in _PAGING_DETECTORS)
+                    and finding.detector in self.config.paging_detectors)
         else:
             page = (confidence >= self.config.page_confidence
                     and alignment >= self.config.page_alignment
-                    and finding.detector in _PAGING_DETECTORS)
+                    and finding.detector in self.config.paging_detectors)
         return ContradictionCertificate(
             id=content_id("certificate", event.conversation_id, event.turn_index,
                           prior.turn_index, finding.detector, claim.sentence, prior.sentence),
@@ -853,8 +853,6 @@ class Engine:
             state.graph.quarantine(label)
 
 
-_PAGING_DETECTORS = frozenset(
-    {"negation", "numeric", "exclusive", "user_fact", "antonym", "nli", "constraint"})
 _PERSONS = frozenset({"user", "assistant"})
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
