@@ -79,6 +79,7 @@ def test_examples_report_in_chromium(scored: list[str], browser: Any,
     visible = page.locator("#index-table tbody tr:visible")
     assert 1 <= visible.count() < 5 and cid in visible.all_inner_texts()[0]
     page.get_by_role("link", name=cid, exact=True).click()
+    page.wait_for_selector("section.conv:visible", timeout=5_000)  # shown on hashchange
     section = page.locator("section.conv:visible")
     assert section.count() == 1
     assert not page.locator("#index").is_visible()
