@@ -61,15 +61,25 @@ def _cpu_used(pids: dict[str, int], before: dict[str, float | None]) -> dict[str
     return used
 
 
-def start_worker(settings: StreamSettings, tmp: Path, wait_s: float) -> LocalWorker:
-    """A worker (`monitor.stream.local`) on a free web port, once it scores."""
-    worker = LocalWorker(settings.broker, tmp / "data", tmp / "worker.log").start()
+def start_workers(settings: StreamSettings, tmp: Path, count: int,
+                  wait_s: float) -> list[LocalWorker]:
+    """`count` workers (`monitor.stream.local`) of one group on free web ports, each with
+    its own data directory, once every one scores and the partitions are spread over
+    them. Several workers share the cores: each runs cores // count model threads."""
+    env = ({} if count == 1 else
+           {"SKG_MODEL_THREADS": str(max(1, (os.cpu_count() or 1) // count))})
+    workers = [LocalWorker(settings.broker, tmp / f"data-{i}", tmp / f"worker-{i}.log",
+                           extra_env=env).start() for i in range(count)]
+    share = settings.partitions // count
     try:
-        worker.wait_ready(wait_s)
+        for worker in workers:
+            worker.wait_ready(wait_s, partitions=share if share * count ==
+                              settings.partitions else None)
     except AssertionError as exc:
-        worker.kill(signal.SIGTERM)
+        for worker in workers:
+            worker.kill(signal.SIGTERM)
         raise RuntimeError(f"worker did not start: {exc}") from None
-    return worker
+    return workers
 
 
 async def _collect(settings: StreamSettings, topic: str, expected: int, timeout: float,
@@ -161,6 +171,7 @@ def _max_rate(settings: StreamSettings, events: list[TurnEvent],
     lat, elapsed = asyncio.run(_latencies(settings, events, timeout=1800))
     cpu = _cpu_used(pids, cpu_before)
     cpu["bench_clients"] = round(time.process_time() - clients_before, 2)
+    worker_cpu = sum(v for k, v in cpu.items() if k.startswith("worker"))
     return {
         "assistant_turns_scored": len(lat),
         "seconds": round(elapsed, 2),
@@ -170,8 +181,8 @@ def _max_rate(settings: StreamSettings, events: list[TurnEvent],
         "latency_p99_ms": round(_pct(lat, 0.99) * 1000, 1),
         # where the machine's cores went, from the first produce to the last score
         "cpu_seconds": cpu,
-        "assistant_turns_per_worker_cpu_s": round(len(lat) / cpu["worker"], 1)
-        if cpu.get("worker") else None,
+        "assistant_turns_per_worker_cpu_s": round(len(lat) / worker_cpu, 1)
+        if worker_cpu else None,
     }, len(events) / elapsed
 
 
@@ -190,20 +201,25 @@ def _half_rate(settings: StreamSettings, events: list[TurnEvent],
     }
 
 
-def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str, Any]:
+def run_stream_bench(turns: int = 10_000, conversations: int = 250,
+                     workers: int = 1) -> dict[str, Any]:
+    """The ceiling, then `workers` worker processes of one group at full and at half
+    rate (several workers: the combined rate of one host; one per core is the
+    documented layout)."""
     per_conv = max(2, turns // conversations)
     events = generate_workload(conversations, per_conv, seed=21)
     assistant = sum(1 for e in events if e.role == "assistant")
     result: dict[str, Any] = {"workload": {"turns": len(events), "assistant_turns": assistant,
-                                           "conversations": conversations}}
+                                           "conversations": conversations},
+                              "workers": workers}
     with local_broker("skg-bench-stream-") as local:
         settings = local.settings
         ensure_topics(settings, [*settings.all_topics(), CEILING_IN, CEILING_OUT])
         result["ceiling"] = _ceiling(settings, events, local.tmp)
-        worker = start_worker(settings, local.tmp, 180)
+        started = start_workers(settings, local.tmp, workers, 180)
         try:
-            assert worker.proc is not None
-            pids = {"worker": worker.proc.pid, "broker": local.proc.pid}
+            pids = {f"worker-{i}": w.proc.pid for i, w in enumerate(started) if w.proc}
+            pids["broker"] = local.proc.pid
             result["max_rate"], max_turns_per_s = _max_rate(settings, events, pids)
             result["monitor_over_ceiling"] = round(
                 max_turns_per_s / result["ceiling"]["messages_per_s"], 4)
@@ -215,5 +231,6 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250) -> dict[str,
             result["machine"] = {"cpus": os.cpu_count(),
                                  "load_avg_1m": round(os.getloadavg()[0], 2)}
         finally:
-            worker.kill(signal.SIGTERM)
+            for worker in started:
+                worker.kill(signal.SIGTERM)
     return result

@@ -19,7 +19,7 @@ from typing import Any
 
 from monitor.bench.engine import generate_workload
 from monitor.bench.heavy import heavy_turn, run_heavy_engine
-from monitor.bench.stream import _turn_key, encoded, start_worker
+from monitor.bench.stream import _turn_key, encoded, start_workers
 from monitor.contracts import TurnEvent
 from monitor.kafka.settings import StreamSettings
 from monitor.stream.admin import ensure_topics
@@ -97,7 +97,7 @@ def run_heavy_stream(rate: float = 10.0, seconds: float = 30.0) -> dict[str, Any
     with local_broker("skg-bench-heavy-") as local:
         settings = local.settings
         ensure_topics(settings)
-        worker = start_worker(settings, local.tmp, 240)
+        (worker,) = start_workers(settings, local.tmp, 1, 240)
         try:
             turns = int(rate * seconds)
             others = generate_workload(max(4, turns // 20), 20, seed=31)[:turns]

@@ -156,12 +156,16 @@ def bench_human(
 def bench_stream(
     turns: Annotated[int, typer.Option(help="total turns in the replay")] = 10_000,
     conversations: Annotated[int, typer.Option(help="conversations")] = 250,
+    workers: Annotated[int, typer.Option(
+        min=1, max=16, help="worker processes of one group (one per core: the combined "
+                           "rate of a host; results in stream-workers-N.json)")] = 1,
     output: Path | None = None,
 ) -> None:
     """End-to-end throughput and produce->score latency vs a forward-only ceiling."""
     from monitor.bench.stream import run_stream_bench
 
-    write_result("stream", run_stream_bench(turns, conversations), output)
+    name = "stream" if workers == 1 else f"stream-workers-{workers}"
+    write_result(name, run_stream_bench(turns, conversations, workers), output)
 
 
 @app.command("heavy")

@@ -22,6 +22,10 @@ EmbedderOpt = Annotated[str, typer.Option(
 CacheDirOpt = Annotated[Path | None, typer.Option(
     "--cache-dir", envvar="SKG_CACHE_DIR",
     help="where the built ONNX model is kept (default ~/.cache/skg-monitor)")]
+ModelThreadsOpt = Annotated[int, typer.Option(
+    "--model-threads", envvar="SKG_MODEL_THREADS", min=1, max=64,
+    help="model calls at once, one core each (one worker per core: 1); never changes a "
+         "result")]
 
 
 def engine_config(path: Path | None) -> EngineConfig:
@@ -37,11 +41,20 @@ def engine_config(path: Path | None) -> EngineConfig:
         raise typer.BadParameter(str(exc), param_hint="--config") from exc
 
 
-def model_options(embedder: str, cache_dir: Path | None) -> ModelOptions:
+def model_options(embedder: str, cache_dir: Path | None,
+                  threads: int | None = None) -> ModelOptions:
+    """The models a command runs; `threads` None: SKG_MODEL_THREADS, else 2."""
+    import os
+
     from monitor.engine.embedder import BACKENDS
-    from monitor.runner.build import ModelOptions
+    from monitor.runner.build import ModelOptions, model_threads
 
     if embedder.strip().lower() not in BACKENDS:
         raise typer.BadParameter(f"must be one of {', '.join(BACKENDS)}, not {embedder!r}",
                                  param_hint="--embedder")
-    return ModelOptions(embedder.strip().lower(), cache_dir)
+    if threads is None:
+        try:
+            threads = model_threads(os.environ.get("SKG_MODEL_THREADS"))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="SKG_MODEL_THREADS") from exc
+    return ModelOptions(embedder.strip().lower(), cache_dir, threads)

@@ -15,7 +15,14 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import Progress
 
-from monitor.cli.options import CacheDirOpt, ConfigOpt, EmbedderOpt, engine_config, model_options
+from monitor.cli.options import (
+    CacheDirOpt,
+    ConfigOpt,
+    EmbedderOpt,
+    ModelThreadsOpt,
+    engine_config,
+    model_options,
+)
 from monitor.inputs import describe_validation_error
 from monitor.kafka.settings import StreamSettings
 
@@ -77,6 +84,7 @@ def worker(
     config: ConfigOpt = None,
     embedder: EmbedderOpt = "onnx",
     cache_dir: CacheDirOpt = None,
+    model_threads: ModelThreadsOpt = 2,
 ) -> None:
     """Run a streaming worker: turns in, scores/certificates/alerts/dead letters out."""
     from faust.worker import Worker
@@ -88,7 +96,8 @@ def worker(
                              security_protocol=security_protocol,
                              sasl_mechanism=sasl_mechanism, sasl_username=sasl_username,
                              ssl_cafile=ssl_cafile)
-    engine_cfg, models = engine_config(config), model_options(embedder, cache_dir)
+    engine_cfg = engine_config(config)
+    models = model_options(embedder, cache_dir, model_threads)
     logging.basicConfig(level=loglevel.upper())
     monitor = start_monitor(settings, engine_cfg, models)
     err.print(f"worker {settings.app_id} on {settings.broker}, web port {settings.web_port}, "

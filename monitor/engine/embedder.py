@@ -433,18 +433,19 @@ def make_embedder(backend: str = DEFAULT_BACKEND, threads: int = 2,
     raise ValueError(f"the embedder backend must be 'onnx' or 'torch', not {backend!r}")
 
 
-_DEFAULTS: dict[tuple[str, Path | None], CachedEmbedder] = {}
+_DEFAULTS: dict[tuple[str, Path | None, int], CachedEmbedder] = {}
 _DEFAULT_LOCK = threading.Lock()
 
 
-def default_embedder(backend: str = DEFAULT_BACKEND,
-                     cache_dir: Path | None = None) -> CachedEmbedder:
-    """The process-wide cached MiniLM embedder of this backend (one per backend and cache
-    directory: the models are loaded once per process)."""
-    key = (backend.strip().lower(), cache_dir)
+def default_embedder(backend: str = DEFAULT_BACKEND, cache_dir: Path | None = None,
+                     threads: int = 2) -> CachedEmbedder:
+    """The process-wide cached MiniLM embedder of this backend (one per backend, cache
+    directory and thread count: the models are loaded once per process). The thread
+    count changes the speed only, never a vector."""
+    key = (backend.strip().lower(), cache_dir, threads)
     with _DEFAULT_LOCK:
         if key not in _DEFAULTS:
-            _DEFAULTS[key] = CachedEmbedder(make_embedder(key[0], cache_dir=cache_dir))
+            _DEFAULTS[key] = CachedEmbedder(make_embedder(key[0], threads, cache_dir))
         return _DEFAULTS[key]
 
 

@@ -128,6 +128,7 @@ def _feed(ids: list[int], type_ids: list[int]) -> dict[str, np.ndarray]:
 
 
 @cache
-def default_verifier() -> OnnxVerifier:
-    """One verifier per process (the model and its cache are shared by every caller)."""
-    return OnnxVerifier()
+def default_verifier(threads: int = 2) -> OnnxVerifier:
+    """One verifier per process and thread count (the model and its cache are shared by
+    every caller); `threads` pair calls run at once, each on one core."""
+    return OnnxVerifier(threads=threads)

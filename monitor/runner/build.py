@@ -23,17 +23,31 @@ from monitor.quality.scorers import QualityScorers
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """Which embedder backend runs ("onnx" or "torch") and where its built model file is
-    kept (None: ~/.cache/skg-monitor). Processes that must agree use the same backend."""
+    """Which embedder backend runs ("onnx" or "torch"), where its built model file is
+    kept (None: ~/.cache/skg-monitor), and how many model calls run at once (one core
+    each; one worker per core wants 1). Processes that must agree use the same backend;
+    the thread count never changes a result."""
 
     embedder: str = DEFAULT_BACKEND
     cache_dir: Path | None = None
+    threads: int = 2
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ModelOptions:
         env = os.environ if environ is None else environ
         cache = env.get("SKG_CACHE_DIR")
-        return cls(env.get("SKG_EMBEDDER") or DEFAULT_BACKEND, Path(cache) if cache else None)
+        return cls(env.get("SKG_EMBEDDER") or DEFAULT_BACKEND, Path(cache) if cache else None,
+                   model_threads(env.get("SKG_MODEL_THREADS")))
+
+
+def model_threads(value: str | int | None) -> int:
+    """A model thread count from a setting (unset: 2); ValueError unless 1 to 64."""
+    if value is None or value == "":
+        return 2
+    threads = int(value)
+    if not 1 <= threads <= 64:
+        raise ValueError(f"model threads must be 1 to 64, not {threads}")
+    return threads
 
 
 def build_embedder(models: ModelOptions | None = None) -> Embedder:
@@ -41,7 +55,7 @@ def build_embedder(models: ModelOptions | None = None) -> Embedder:
     from monitor.engine.embedder import default_embedder
 
     models = models or ModelOptions.from_env()
-    return default_embedder(models.embedder, models.cache_dir)
+    return default_embedder(models.embedder, models.cache_dir, models.threads)
 
 
 def build_engine(
@@ -55,6 +69,7 @@ def build_engine(
     """The default engine: packaged MiniLM embeddings (`models`), the spaCy rule extractor,
     the shipped contradiction verifier, MFSS and ConflictScore; pass `embedder`,
     `extractor` or `verifier` to use others (a fake one in tests)."""
+    models = models or ModelOptions.from_env()
     if embedder is None:
         embedder = build_embedder(models)
     if extractor is None:
@@ -64,6 +79,6 @@ def build_engine(
     if verifier is None:
         from monitor.engine.verifier import default_verifier
 
-        verifier = default_verifier()
+        verifier = default_verifier(models.threads)
     return Engine(config or EngineConfig(), embedder, extractor, QualityScorers(verifier),
                   verifier)
