@@ -112,7 +112,6 @@ class ResettingRecovery(Recovery):
             if self.on_reset is not None:
                 self.on_reset(tp, local, last)
 
-
     @Service.task
     async def _watch_stalls(self) -> None:
         watch = StallWatch(self.stall_after_s)
