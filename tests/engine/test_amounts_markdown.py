@@ -1,0 +1,32 @@
+"""`engine.amounts` (what an amount allows) and `engine.markdown` (the units of an answer)."""
+
+from __future__ import annotations
+
+from monitor.engine.amounts import amounts, comparable, incompatible
+from monitor.engine.markdown import segments
+
+
+def test_an_approximate_amount_allows_a_band_and_a_bound_is_open() -> None:
+    (about,) = amounts("The flight takes about 2 hours.")
+    assert about.shape == "approx" and about.low < 7200 < about.high
+    (at_least,) = amounts("at least 3 km")
+    assert at_least.shape == "lower" and at_least.high == float("inf")
+    (span,) = amounts("It costs between 40 and 60 EUR.")
+    assert (span.shape, span.low, span.high) == ("range", 40.0, 60.0)
+
+
+def test_amounts_conflict_only_when_their_bands_do_not_meet() -> None:
+    (about_two,) = amounts("The flight takes about 2 hours.")
+    (two,) = amounts("The flight takes 2 hours.")
+    (five,) = amounts("The flight takes 5 hours.")
+    assert comparable(about_two, five) and incompatible(about_two, five)
+    assert not incompatible(about_two, two)
+
+
+def test_list_items_quotes_code_and_tables_become_what_they_are() -> None:
+    text = ("## Day 1\n\n- Visit the museum.\n- Eat lunch.\n\n> They said it was open.\n\n"
+            "```\nx = 5\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    got = [(s.text, s.kind, s.context, s.item) for s in segments(text)]
+    assert got == [("Visit the museum.", "item", "day 1", 0),
+                   ("Eat lunch.", "item", "day 1", 1),
+                   ("They said it was open.", "quote", "day 1", None)]
