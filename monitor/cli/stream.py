@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import subprocess
@@ -126,6 +127,11 @@ def start_monitor(settings: StreamSettings, engine_cfg: EngineConfig,
         starting.stage = "loading models"
         engine: Engine = build_engine(engine_cfg, models=models)
         engine.warm_up()  # load models (and lazy parts) now
+        # the models' objects live as long as the process: out of the collector's sight,
+        # its full collections stop walking them in the middle of a batch (bench stream,
+        # two runs each: half-rate p99 762 and 897 ms before, 500 and 690 ms after)
+        gc.collect()
+        gc.freeze()
         monitor = create_monitor(settings, engine)
         starting.stage = "checking the broker epoch"
         monitor.broker_epoch, dropped = startup_epoch(settings, Path(monitor.app.conf.tabledir))
