@@ -43,18 +43,16 @@ def engine_config(path: Path | None) -> EngineConfig:
 
 def model_options(embedder: str, cache_dir: Path | None,
                   threads: int | None = None) -> ModelOptions:
-    """The models a command runs; `threads` None: SKG_MODEL_THREADS, else 2."""
-    import os
-
+    """The models a command runs; `threads` None: as `ModelOptions.from_env` reads it."""
     from monitor.engine.embedder import BACKENDS
-    from monitor.runner.build import ModelOptions, model_threads
+    from monitor.runner.build import ModelOptions
 
     if embedder.strip().lower() not in BACKENDS:
         raise typer.BadParameter(f"must be one of {', '.join(BACKENDS)}, not {embedder!r}",
                                  param_hint="--embedder")
     if threads is None:
         try:
-            threads = model_threads(os.environ.get("SKG_MODEL_THREADS"))
+            threads = ModelOptions.from_env().threads
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="SKG_MODEL_THREADS") from exc
     return ModelOptions(embedder.strip().lower(), cache_dir, threads)

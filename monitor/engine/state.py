@@ -31,7 +31,7 @@ import threading
 import zlib
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -130,15 +130,10 @@ class Revision:
     sentence: str
     old: tuple[float, ...]
 
-    def to_plain(self) -> dict[str, Any]:
-        return {"dimension": self.dimension, "unit": self.unit, "new": self.new,
-                "surface": self.surface, "turn": self.turn, "sentence": self.sentence,
-                "old": list(self.old)}
-
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> Revision:
-        return cls(data["dimension"], data["unit"], data["new"], data["surface"],
-                   data["turn"], data["sentence"], tuple(data["old"]))
+        """The stored dict (`asdict`'s keys) back; `old` is stored as a list."""
+        return cls(**{**data, "old": tuple(data["old"])})
 
 
 @dataclass(frozen=True)
@@ -150,14 +145,6 @@ class RecentScore:
     trend: str
     certificates: int
 
-    def to_plain(self) -> dict[str, Any]:
-        return {"turn_index": self.turn_index, "quality": self.quality, "trend": self.trend,
-                "certificates": self.certificates}
-
-    @classmethod
-    def from_plain(cls, data: dict[str, Any]) -> RecentScore:
-        return cls(data["turn_index"], data["quality"], data["trend"], data["certificates"])
-
 
 @dataclass(frozen=True)
 class RecentCertificate:
@@ -168,16 +155,6 @@ class RecentCertificate:
     conflicts_with: int
     detector: str
     explanation: str
-
-    def to_plain(self) -> dict[str, Any]:
-        return {"id": self.id, "turn_index": self.turn_index,
-                "conflicts_with": self.conflicts_with, "detector": self.detector,
-                "explanation": self.explanation}
-
-    @classmethod
-    def from_plain(cls, data: dict[str, Any]) -> RecentCertificate:
-        return cls(data["id"], data["turn_index"], data["conflicts_with"], data["detector"],
-                   data["explanation"])
 
 
 def _topic_in(data: dict[str, Any] | None) -> TopicState:
@@ -309,9 +286,9 @@ class ConversationState:
             "counts": [self.turns, self.assistant_turns, self.certificates, self.gaps],
             "sums": [self.sum_local, self.sum_consistency, self.sum_logic, self.sum_quality],
             "last_trend": self.last_trend,
-            "recent_scores": [r.to_plain() for r in self.recent_scores],
-            "recent_certificates": [c.to_plain() for c in self.recent_certificates],
-            "revisions": [r.to_plain() for r in self.revisions],
+            "recent_scores": [asdict(r) for r in self.recent_scores],
+            "recent_certificates": [asdict(c) for c in self.recent_certificates],
+            "revisions": [asdict(r) for r in self.revisions],
             "user_topics": [[t, w] for t, w in self.user_topics],
             "certified": self.certified,
             "statements": [list(row) for row in self.statements],
@@ -354,9 +331,8 @@ class ConversationState:
             sum_local=s_local, sum_consistency=s_cons, sum_logic=s_logic,
             sum_quality=s_quality,
             last_trend=data["last_trend"],
-            recent_scores=[RecentScore.from_plain(r) for r in data["recent_scores"]],
-            recent_certificates=[RecentCertificate.from_plain(c)
-                                 for c in data["recent_certificates"]],
+            recent_scores=[RecentScore(**r) for r in data["recent_scores"]],
+            recent_certificates=[RecentCertificate(**c) for c in data["recent_certificates"]],
             revisions=[Revision.from_plain(r) for r in data["revisions"]],
             user_topics=[(int(t), list(w)) for t, w in data["user_topics"]],
             certified=list(data["certified"]),

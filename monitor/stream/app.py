@@ -40,6 +40,7 @@ import time
 import weakref
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from typing import Any, NoReturn, cast
 
 import faust
@@ -406,8 +407,8 @@ class Monitor:
     def conversation_view(self, state: ConversationState) -> dict[str, Any]:
         summary = self.engine.summary(state)
         return {"summary": summary.model_dump(mode="json"),
-                "recent_scores": [r.to_plain() for r in state.recent_scores],
-                "recent_certificates": [c.to_plain() for c in state.recent_certificates],
+                "recent_scores": [asdict(r) for r in state.recent_scores],
+                "recent_certificates": [asdict(c) for c in state.recent_certificates],
                 "state_sha256": content_id("state", state.to_plain())}
 
     # --- one batch ------------------------------------------------------------------------

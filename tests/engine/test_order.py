@@ -33,7 +33,8 @@ def test_each_kind_of_turn_is_told_apart() -> None:
 def test_the_engines_duplicates_are_whatever_classify_does_not_call_new() -> None:
     states = {"c": _state([_turn(0), _turn(1, "bye")])}
     events = [_turn(1, "bye"), _turn(1, "x"), _turn(2), _turn(2), _turn(3, cid="d")]
-    assert duplicates_of(events, states) == [v != "new" for v, _ in classify(events, states)]
+    assert [v for v, _ in classify(events, states)] == [
+        "duplicate", "conflict", "new", "duplicate", "new"]
     assert duplicates_of(events, states) == [True, True, False, True, False]
 
 
