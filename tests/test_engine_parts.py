@@ -146,3 +146,17 @@ def test_graph_anchoring_weights_by_importance() -> None:
     assert graph_anchoring([]) == 1.0
     assert graph_anchoring([(1.0, 1.0), (0.0, 0.2)]) == pytest.approx(1.0)
     assert graph_anchoring([(0.5, 1.0), (0.5, 0.2)]) == pytest.approx(0.6)
+
+
+def _asserted(text: str) -> bool:
+    return bool(default_extractor().extract([Utterance(text, "assistant", 1)])[0].asserted)
+
+
+def test_a_sentence_is_as_hypothetical_as_its_main_clause() -> None:
+    # a modal in a side clause leaves the main clause asserted ...
+    assert _asserted("Your Suica covers JR lines, but it can't be used on the Tokyo Metro.")
+    assert _asserted("With your budget of 600 pounds, doing it yourself means you could "
+                     "stretch to the Samsung.")
+    # ... a conditional or a modal on the main clause does not
+    assert not _asserted("If it rains, the museum is closed.")
+    assert not _asserted("You could take the train if you prefer.")

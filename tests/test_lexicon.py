@@ -381,3 +381,10 @@ def test_one_negation_list_with_its_roles() -> None:
     for role in ("negator", "determiner", "shown"):
         assert data.words("negation.tsv", role) <= negation
     assert not {"known", "notable", "now"} & negation
+
+
+def test_content_words_drop_contractions_and_keep_the_possessor() -> None:
+    from monitor.engine.cues import content_words
+
+    assert content_words("That's normal for the beginning.") == {"normal", "begin"}
+    assert content_words("Bali's wet season: don't go") == {"bali", "wet", "season"}

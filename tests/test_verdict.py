@@ -114,3 +114,55 @@ def test_the_engine_version_names_the_verifier(fake_embedder: object) -> None:
 
     assert version("skg-verifier-aaaaaaaaaaaa") != version("skg-verifier-bbbbbbbbbbbb")
     assert version("skg-verifier-aaaaaaaaaaaa") == version("skg-verifier-aaaaaaaaaaaa")
+
+
+# --- the structure's vetoes added in stop 12 (each found reading real certificates) --------
+
+
+def test_a_negation_and_an_antonym_cancel_in_a_restatement() -> None:
+    from monitor.engine.verdict import restates
+
+    assert restates("They are quiet and take up little space.",
+                    "They're quiet and don't take up much space.", 0.95, 0.7)
+    assert not restates("The shop is open on Mondays.", "The shop is not open on Mondays.",
+                        0.95, 0.7)
+    assert not restates("The shop is open on Mondays.", "The shop is closed on Mondays.",
+                        0.95, 0.7)
+    assert restates("The shop is not closed on Mondays.", "The shop is open on Mondays.",
+                    0.95, 0.7)
+
+
+def _comparable(sentence: str, prior: str, state: ConversationState | None = None,
+                turn: int = 3) -> bool:
+    from monitor.engine.verdict import comparable
+
+    return comparable(state or ConversationState("c"), turn, sentence, "",
+                      Assertion(1, "assistant", prior, ""))
+
+
+def test_answers_to_different_questions_are_not_compared_unless_one_corrects() -> None:
+    assert not _comparable("The answer to the riddle is 'a bank'.",
+                           "The answer to the riddle is 'an echo'.")
+    assert _comparable("Actually, the correct answer to the riddle is 'a bank'.",
+                       "The answer to the riddle is 'an echo'.")
+
+
+def test_two_pronoun_led_sentences_sharing_no_content_word_are_not_compared() -> None:
+    assert not _comparable("That's normal for the beginning.", "That's a strong start!")
+    assert _comparable("That museum is closed on Mondays.", "That museum opens every day.")
+
+
+def test_amounts_of_different_quantities_leave_the_pair_to_the_rules() -> None:
+    assert not _comparable("The ride takes about 40 minutes from the station.",
+                           "The ride from the station costs 15 EUR.")
+    assert _comparable("The ride from the station takes about 40 minutes.",
+                       "The ride from the station takes about 90 minutes.")
+
+
+def test_a_user_who_changed_the_plan_frees_the_numbers_said_before() -> None:
+    state = ConversationState("c")
+    sentence, prior = ("The ride from the station takes about 40 minutes.",
+                       "The ride from the station takes about 90 minutes.")
+    assert _comparable(sentence, prior, state)
+    state.add_statements([(2, "user-revision", "update: we moved it to Lisbon", "")], 10)
+    assert not _comparable(sentence, prior, state)

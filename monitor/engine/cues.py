@@ -69,6 +69,11 @@ def speaks_of_self(sentence: str) -> bool:
     return bool(_FIRST_PERSON.search(sentence))
 
 
+def answers_question(sentence: str) -> bool:
+    """ "The answer is ...": what it says is about the question it answers."""
+    return bool(_pattern("answer_frame").search(sentence))
+
+
 def states_goal(sentence: str) -> bool:
     return bool(_pattern("goal").search(sentence))
 
@@ -121,6 +126,9 @@ def ordered_content_words(text: str) -> list[str]:
     words = []
     stop_words = _stop_words()
     for word in _WORD.findall(text.lower()):
+        if word.endswith("n't"):
+            continue  # "don't", "can't": a negation, not what the sentence is about
+        word = word.split("'")[0]  # "that's" -> "that", "bali's" -> "bali"
         if word in stop_words or len(word) < 3:
             continue
         words.append(_stem(word))

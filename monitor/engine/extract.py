@@ -194,6 +194,36 @@ def _prohibition(head: Any) -> bool:
     return may and neg and agent
 
 
+def clause_modality(head: Any, modality: Modality) -> Modality:
+    """The modality of the clause headed by `head`, inside a frame of `modality`.
+
+    Read from the parse, so that a conditional or a modal in a side clause ("..., if you
+    want") leaves the main clause asserted: a sentence is only as hypothetical as its own
+    head says.
+    """
+    children = list(head.children)
+    own: Modality = modality
+    marks = {c.lower_ for c in children if c.dep_ == "mark"}
+    conditional_child = any(
+        c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _HYPOTHETICAL_MARKS
+                                  for m in c.children)
+        for c in children
+    )
+    if marks & _HYPOTHETICAL_MARKS or conditional_child:
+        # both the condition and its consequence ("if it rains, it is closed")
+        own = "hypothetical"
+    possibility = any(c.dep_ == "aux" and c.lower_ == "can" for c in children) and not (
+        _is_negated(head))  # "X can cause Y" is a possibility; "cannot" is a denial
+    if (possibility or any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL_MODALS
+                           for c in children)) and not _prohibition(head):
+        own = "hypothetical" if own == "asserted" else own
+    if head.dep_ == "ccomp" and head.head.lemma_ in _REPORTING_VERBS:
+        reporter = [c for c in head.head.children if c.dep_ == "nsubj"]
+        if not reporter or reporter[0].lower_ not in _FIRST_PERSON:
+            own = "reported" if own == "asserted" else own
+    return own
+
+
 def _is_negated(head: Any) -> bool:
     """ "not", "never", and a subject that is "neither X nor Y" or "no one"."""
     for c in head.children:
@@ -276,8 +306,12 @@ class RuleExtractor:
                 if sentence_modality == "asserted" and (
                         cues.opens_conditional(text) or cues.states_goal(text)):
                     sentence_modality = "hypothetical"
-                if sentence_modality == "asserted" and lexicon.modality_cue(text.lower()) not in {
-                        "hypothetical", "reported"}:
+                cue = lexicon.modality_cue(text.lower())
+                if sentence_modality == "asserted" and (cue not in {"hypothetical", "reported"} or (
+                        cue == "hypothetical" and clause_modality(sent.root, "asserted")
+                        == "asserted")):
+                    # a conditional word in a side clause ("..., if you want") leaves the
+                    # main clause asserted
                     result.asserted.append((text, scope))
                 start = len(result.triples)
                 self._clause(sent.root, None, sentence_modality, text, utt, result, 1.0)
@@ -300,26 +334,7 @@ class RuleExtractor:
     ) -> None:
         """Emit the triples of one clause headed by `head`, then recurse into sub-clauses."""
         children = list(head.children)
-        own_modality = modality
-        marks = {c.lower_ for c in children if c.dep_ == "mark"}
-        conditional_child = any(
-            c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _HYPOTHETICAL_MARKS
-                                      for m in c.children)
-            for c in children
-        )
-        if marks & _HYPOTHETICAL_MARKS or conditional_child:
-            # both the condition and its consequence ("if it rains, it is closed")
-            own_modality = "hypothetical"
-        possibility = any(c.dep_ == "aux" and c.lower_ == "can" for c in children) and not (
-            _is_negated(head))  # "X can cause Y" is a possibility; "cannot" is a denial
-        if (possibility or any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL_MODALS
-                               for c in children)) and not _prohibition(head):
-            own_modality = "hypothetical" if own_modality == "asserted" else own_modality
-        if head.dep_ == "ccomp" and head.head.lemma_ in _REPORTING_VERBS:
-            reporter = [c for c in head.head.children if c.dep_ == "nsubj"]
-            if not reporter or reporter[0].lower_ not in _FIRST_PERSON:
-                own_modality = "reported" if own_modality == "asserted" else own_modality
-
+        own_modality = clause_modality(head, modality)
         subject = self._subject(head, utt, out) or inherited_subject
         if subject is None and head.dep_ == "ROOT" and head.tag_ == "VB" and not any(
             c.dep_ in {"aux", "auxpass"} for c in children

@@ -699,6 +699,13 @@ class Engine:
             rows += [(event.turn_index, "user-question", sentence[:bounds.SENTENCE_CHARS], "")
                      for sentence in extraction.sentences
                      if sentence[:bounds.SENTENCE_CHARS] not in said and aligned.measured(sentence)]
+            said = {row[2] for row in rows}
+            # a changed plan without a number ("update: we moved it to Lisbon") frees the
+            # numbers said before it as much as a new number does
+            rows += [(event.turn_index, "user-revision", sentence[:bounds.SENTENCE_CHARS], "")
+                     for sentence in extraction.sentences
+                     if sentence[:bounds.SENTENCE_CHARS] not in said
+                     and lexicon.revision_kind(sentence) is not None]
         state.add_statements(rows, self.config.max_statements)
 
     def _amount_findings(
@@ -715,7 +722,7 @@ class Engine:
             if not aligned.measured(sentence):
                 continue
             for old_turn, speaker, old_sentence, old_context in state.statements:
-                if old_turn >= turn or speaker == "user-question":
+                if old_turn >= turn or speaker in {"user-question", "user-revision"}:
                     continue
                 if speaker == "user" and not cues.speaks_of_self(old_sentence):
                     continue  # a puzzle's data, not what the user says of their situation
@@ -898,11 +905,13 @@ def _user_gave_amount(state: ConversationState, after: int, before: int,
     """A user turn between the two gave a value of this kind: the situation changed.
 
     Against the assistant's own earlier numbers, any new user number counts ("what if 4
-    people come?" rescales a recipe's grams as well as its servings).
+    people come?" rescales a recipe's grams as well as its servings), and so does a changed
+    plan without one ("update: we moved it to Lisbon").
     """
     return any(
-        after < turn < before and speaker.startswith("user")
-        and any(any_kind or amounts.comparable(amount, a) for a in aligned.measured(sentence))
+        after < turn < before and speaker.startswith("user") and (
+            (any_kind and speaker == "user-revision")
+            or any(any_kind or amounts.comparable(amount, a) for a in aligned.measured(sentence)))
         for turn, speaker, sentence, _ in state.statements
     )
 

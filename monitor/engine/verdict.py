@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from monitor.config import EngineConfig
-from monitor.engine import aligned, cues, lexicon, meaning
+from monitor.engine import aligned, amounts, cues, lexicon, meaning
 from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.contradiction import Finding
 from monitor.engine.graph import Fact
@@ -35,6 +35,9 @@ _CORRECTS = re.compile(r"\b(?:actually|in fact|correct(?:ly|ion)?|mistake|rather
 """A sentence that corrects: naming a different thing is then the point of it."""
 _NEGATED = re.compile(r"\b(?:not|no|never|none|nothing|cannot|without)\b|n't\b", re.I)
 _MIN_CONTENT_WORDS = 2
+_PRONOUN_LED = re.compile(r"^\W*(?:it|that|this|they|these|those|he|she)\b", re.I)
+"""A sentence about something named elsewhere: two of them in different turns sharing no
+content word may well be about different things, and nothing in them says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,12 @@ def comparable(
     words, prior_words = cues.content_words(sentence), cues.content_words(prior.sentence)
     if min(len(words), len(prior_words)) < _MIN_CONTENT_WORDS:
         return False  # "Sure." / "Absolutely.": no claim to contradict
+    if cues.answers_question(sentence) and cues.answers_question(prior.sentence) and (
+            not _CORRECTS.search(sentence)):
+        return False  # "The answer to the riddle is 'a bank'" after 'an echo': a new riddle
+    if _PRONOUN_LED.match(sentence) and _PRONOUN_LED.match(prior.sentence) and not (
+            words & prior_words):
+        return False  # "That's normal for the beginning." / "That's a strong start!"
     if cues.describes_new_state(sentence) and state.changed_between(
             prior.turn, turn, words | prior_words, min_shared=1):
         return False  # "now the coin is tails up" after the user flipped it again
@@ -171,7 +180,7 @@ def comparable(
 
 
 def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool:
-    """A near paraphrase that changes no number and no negation says the same thing:
+    """A near paraphrase that changes no number and no polarity says the same thing:
     the verifier, trained on one-word swaps, reads "won the title" / "secured the title"
     as a contradiction; the embedding and the structure know better."""
     if similarity < floor:
@@ -179,12 +188,14 @@ def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool
     if sorted(a.surface for a in aligned.measured(sentence)) != sorted(
             a.surface for a in aligned.measured(prior)):
         return False
-    if bool(_NEGATED.search(_ANSWER.sub("", sentence))) != bool(
-            _NEGATED.search(_ANSWER.sub("", prior))):
-        return False
+    flipped = bool(_NEGATED.search(_ANSWER.sub("", sentence))) != bool(
+        _NEGATED.search(_ANSWER.sub("", prior)))
     words = set(_WORDS.findall(sentence.lower())) - set(_WORDS.findall(prior.lower()))
     others = set(_WORDS.findall(prior.lower())) - set(_WORDS.findall(sentence.lower()))
-    return not any(lexicon.are_antonyms(a, b) for a in words for b in others)  # open/closed
+    swapped = any(lexicon.are_antonyms(a, b) for a in words for b in others)  # open/closed
+    # one change of polarity is a contradiction; two cancel ("don't take up much space" /
+    # "take up little space": a negation and an antonym)
+    return flipped == swapped
 
 
 def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
@@ -196,10 +207,15 @@ def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
         return False
     if any(aligned.derived(s) or aligned.crowded(s) for s in pair):
         return True  # a worked calculation, or a list of values in one sentence
+    ours, theirs = aligned.measured(sentence), aligned.measured(prior.sentence)
+    if ours and theirs and not any(amounts.comparable(a, b) for a in ours for b in theirs):
+        return True  # "a 40-minute ride" / "tickets from 15 EUR": different quantities
     if aligned.other_one(*pair) or cues.years(sentence) != cues.years(prior.sentence):
         return True  # "the previous generation"; "today ... back in 2022"
-    return any(prior.turn < t < turn and speaker.startswith("user") and aligned.measured(said)
-               for t, speaker, said, _ in state.statements)  # the user gave a new number
+    # the user gave a new number, or changed the plan ("update: we moved it to Lisbon")
+    return any(prior.turn < t < turn and speaker.startswith("user") and (
+        speaker == "user-revision" or aligned.measured(said))
+        for t, speaker, said, _ in state.statements)
 
 
 def _normal(sentence: str) -> str:
