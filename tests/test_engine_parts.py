@@ -160,3 +160,12 @@ def test_a_sentence_is_as_hypothetical_as_its_main_clause() -> None:
     # ... a conditional or a modal on the main clause does not
     assert not _asserted("If it rains, the museum is closed.")
     assert not _asserted("You could take the train if you prefer.")
+
+
+def test_list_items_and_labels_are_fragments_not_claims() -> None:
+    ex = default_extractor().extract([Utterance(
+        "Hummus with carrot and pepper sticks. Catering: EUR 45-75 per person per day. "
+        "Antibiotics do not prevent colds. Cut the plant back hard.", "assistant", 1)])[0]
+    assert ex.fragments == {"Hummus with carrot and pepper sticks.",
+                            "Catering: EUR 45-75 per person per day."}
+    assert len(ex.asserted) == 4  # the rules still read the fragments' amounts and foods

@@ -103,6 +103,9 @@ class Extraction:
     asserted: list[tuple[str, str]] = field(default_factory=list)
     """(sentence, heading context) of the sentences stated as fact: not questions,
     conditionals, templates, quotes or statements about what can be inferred."""
+    fragments: set[str] = field(default_factory=set)
+    """Asserted sentences with no subject and verb: list items and labels ("Hummus with carrot
+    sticks", "Salmon fillets - 3-4"), which name things without saying anything of them."""
 
 
 class Extractor(Protocol):
@@ -192,6 +195,15 @@ def _prohibition(head: Any) -> bool:
     neg = any(c.dep_ == "neg" for c in children)
     agent = any(c.dep_ == "nsubj" and c.pos_ in {"NOUN", "PROPN"} for c in children)
     return may and neg and agent
+
+
+_SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+
+
+def _says_something(sent: Any) -> bool:
+    """A subject with its verb somewhere, or an imperative at the head: a claim, not a
+    list item or a label ("Apple slices with a squeeze of lemon", "2 tbsp maple syrup")."""
+    return sent.root.tag_ == "VB" or any(t.dep_ in _SUBJECT_DEPS for t in sent)
 
 
 def clause_modality(head: Any, modality: Modality) -> Modality:
@@ -313,6 +325,8 @@ class RuleExtractor:
                     # a conditional word in a side clause ("..., if you want") leaves the
                     # main clause asserted
                     result.asserted.append((text, scope))
+                    if not _says_something(sent):
+                        result.fragments.add(text)
                 start = len(result.triples)
                 self._clause(sent.root, None, sentence_modality, text, utt, result, 1.0)
                 self._measured_nouns(sent, sentence_modality, text, utt, result)

@@ -496,8 +496,12 @@ class Engine:
                      if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
         asserted = [] if cues.is_creative_request(prompt) else extraction.asserted
         subjects = _subjects_by_sentence(facts)
+        # list items and labels state nothing by themselves: the verifier, trained on
+        # captions of one scene, reads two different ones as a contradiction; the rules
+        # still read their amounts and the constraints their foods
+        claims = [(s, c) for s, c in asserted if s not in extraction.fragments]
         if self.verdict is not None:
-            findings = self.verdict.judge(state, turn, asserted, findings, subjects)
+            findings = self.verdict.judge(state, turn, claims, findings, subjects)
         findings += self._constraint_findings(state, turn, asserted)
         findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
@@ -507,7 +511,7 @@ class Engine:
         findings = [f for f in capped if state.certify(_conflict_key(f[1]), keep)]
         self._remember_statements(state, event, extraction, facts)
         if self.verdict is not None:
-            self.verdict.remember(state, turn, "assistant", asserted, subjects)
+            self.verdict.remember(state, turn, "assistant", claims, subjects)
         certified = {i for i, _, _ in findings if i >= 0}
         return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
 

@@ -79,3 +79,41 @@ def test_the_scorers_are_the_ones_passed_in(fake_embedder: FakeEmbedder) -> None
     [_, outcome] = engine.process_batch([question, answer], {})
     assert scorers.calls == ["mfss", "conflict"]
     assert outcome.score is not None and outcome.score.conflict is not None
+
+
+class _FragmentExtractor(FakeExtractor):
+    """Every sentence asserted; those without a full stop are list items (fragments)."""
+
+    def extract(self, items: Any) -> Any:
+        out = super().extract(items)
+        for ex in out:
+            ex.asserted = [(s, "") for s in ex.sentences]
+            ex.fragments = {s for s in ex.sentences if not s.endswith(".")}
+        return out
+
+
+class _RecordingVerifier:
+    model_id = "recording"
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def judge(self, pairs: Any) -> Any:
+        from monitor.engine.protocols import Judgement
+
+        for a, b in pairs:
+            self.seen |= {a, b}
+        return [Judgement(0.1, 0.8, 0.1) for _ in pairs]
+
+
+def test_the_verifier_never_judges_list_items(fake_embedder: FakeEmbedder) -> None:
+    verifier = _RecordingVerifier()
+    engine = build_engine(embedder=fake_embedder, extractor=_FragmentExtractor(),
+                          verifier=verifier)  # type: ignore[arg-type]
+    texts = ["What should I pack?", "The museum opens at nine. Museum lunch boxes with cheese",
+             "And for lunch?", "The museum opens at ten. Museum lunch boxes with apples"]
+    engine.process_batch([TurnEvent(conversation_id="c", turn_index=i,
+                                    role="user" if i % 2 == 0 else "assistant", text=t)
+                          for i, t in enumerate(texts)], {})
+    assert "The museum opens at ten." in verifier.seen  # claims reach it ...
+    assert not verifier.seen & {"Museum lunch boxes with cheese", "Museum lunch boxes with apples"}
