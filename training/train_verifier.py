@@ -84,7 +84,9 @@ give: the counts actually used are in the card's training mix). Phase 3 continue
 phase 2's weights for one more epoch at a lower rate, in another order (its own seed), with
 premises restated with one word swapped for a WordNet synonym labelled entailment: read on
 real text, phase 2 called one-word paraphrases contradictions ("won the title" / "secured
-the title" 0.98), which Breaking NLI's antonym and co-hyponym swaps teach."""
+the title" 0.98), which Breaking NLI's antonym and co-hyponym swaps teach. It did not cure
+that example (0.999 after phase 3: the swaps change base forms only, "won" is not one), so
+the engine's own restatement check stays."""
 
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,4})(?![\w.,]|:\d)")
@@ -607,7 +609,7 @@ the blind probe or a reserved evaluation set):
 
 ## Settings
 
-Two phases, each resumable from its checkpoints (`training/train_verifier.py all`):
+Three phases, each resumable from its checkpoints (`training/train_verifier.py all`):
 
 {settings}
 
