@@ -13,6 +13,7 @@ values is incompatible (see `amounts.incompatible`). Sentences that name differe
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -193,3 +194,21 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
 def _schedule_edge(amount: Amount) -> bool:
     """ "from 7:45", "till 5:30": one end of a schedule, not the time of the thing."""
     return amount.quantity.dimension == "clock" and amount.shape in {"upper", "lower"}
+
+
+def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int,
+                     before: int, kind: Amount | None = None) -> bool:
+    """A user turn between the two gave a value of this kind: the situation changed.
+
+    With no `kind` (against the assistant's own earlier numbers) any new user number
+    counts ("what if 4 people come?" rescales a recipe's grams as well as its servings),
+    and so does a changed plan without one ("update: we moved it to Lisbon"). `statements`
+    are the state's (turn, speaker, sentence, heading) rows; a user's question is speaker
+    "user-question", a change of plan "user-revision".
+    """
+    return any(
+        after < turn < before and speaker.startswith("user") and (
+            (kind is None and speaker == "user-revision")
+            or any(kind is None or amounts.comparable(kind, a) for a in measured(sentence)))
+        for turn, speaker, sentence, _ in statements
+    )

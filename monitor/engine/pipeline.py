@@ -671,7 +671,8 @@ class Engine:
                 alignment = self._alignment(state, fact, old, turn)
                 if alignment is None:
                     continue
-                if any(_user_gave_amount(state, old.turn, turn, a, old.speaker != "user")
+                if any(aligned.user_gave_amount(state.statements, old.turn, turn,
+                                                None if old.speaker != "user" else a)
                        for a in aligned.measured(fact.object_text)):
                     continue  # the user gave a new value of this kind in between
                 if lexicon.is_self_correction(fact.sentence):
@@ -738,8 +739,9 @@ class Engine:
                     continue
                 clash = aligned.amount_conflict(
                     sentence, old_sentence, 1 if speaker == "user" else 2)
-                if clash is None or _user_gave_amount(state, old_turn, turn, clash[0],
-                                                      any_kind=speaker != "user"):
+                if clash is None or aligned.user_gave_amount(
+                        state.statements, old_turn, turn,
+                        None if speaker != "user" else clash[0]):
                     continue
                 if cues.years(sentence) != cues.years(old_sentence):
                     continue  # "today ... back in 2022": different time frames
@@ -902,22 +904,6 @@ def _owned_by_user(fact: Fact) -> bool:
 
 def _measures(fact: Fact) -> bool:
     return fact.relation == "amount" or bool(aligned.measured(fact.object_text))
-
-
-def _user_gave_amount(state: ConversationState, after: int, before: int,
-                      amount: amounts.Amount, any_kind: bool = False) -> bool:
-    """A user turn between the two gave a value of this kind: the situation changed.
-
-    Against the assistant's own earlier numbers, any new user number counts ("what if 4
-    people come?" rescales a recipe's grams as well as its servings), and so does a changed
-    plan without one ("update: we moved it to Lisbon").
-    """
-    return any(
-        after < turn < before and speaker.startswith("user") and (
-            (any_kind and speaker == "user-revision")
-            or any(any_kind or amounts.comparable(amount, a) for a in aligned.measured(sentence)))
-        for turn, speaker, sentence, _ in state.statements
-    )
 
 
 def _statement_fact(sentence: str, context: str, speaker: str, turn: int,

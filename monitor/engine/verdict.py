@@ -212,10 +212,7 @@ def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
         return True  # "a 40-minute ride" / "tickets from 15 EUR": different quantities
     if aligned.other_one(*pair) or cues.years(sentence) != cues.years(prior.sentence):
         return True  # "the previous generation"; "today ... back in 2022"
-    # the user gave a new number, or changed the plan ("update: we moved it to Lisbon")
-    return any(prior.turn < t < turn and speaker.startswith("user") and (
-        speaker == "user-revision" or aligned.measured(said))
-        for t, speaker, said, _ in state.statements)
+    return aligned.user_gave_amount(state.statements, prior.turn, turn)  # or a new plan
 
 
 def _normal(sentence: str) -> str:
