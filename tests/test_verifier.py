@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from monitor.bench.verifier import Pair, evaluate
 from monitor.cli import app
+from monitor.engine.protocols import Judgement
 from monitor.engine.verifier import MODEL_DIR, OnnxVerifier, default_verifier, verdicts
 
 PAIRS = [
@@ -65,3 +67,24 @@ def test_cli_check_prints_both_orders() -> None:
     assert set(out) == {"model", "forward", "backward", "contradiction", "entailment"}
     mean = (out["forward"]["contradiction"] + out["backward"]["contradiction"]) / 2
     assert out["contradiction"] == pytest.approx(mean, abs=1e-6)
+
+
+class _PremiseFirstOnly:
+    """A verifier that finds a contradiction only when the longer sentence comes first:
+    the order bias the reversed figures are there to show."""
+
+    model_id = "premise-first"
+
+    def judge(self, pairs: list[tuple[str, str]]) -> list[Judgement]:
+        return [Judgement(0.1, 0.1, 0.8) if "not" in a + b and len(a) > len(b)
+                else Judgement(0.1, 0.8, 0.1) for a, b in pairs]
+
+
+def test_dev_figures_report_the_other_order_too() -> None:
+    dev = [Pair("The long museum sentence is not open today.", "It is open.", "contradiction",
+                "s"),
+           Pair("The shop is open late on Fridays.", "It is open.", "entailment", "s")]
+    result = evaluate(_PremiseFirstOnly(), dev)
+    assert result["per_source"]["s"]["contradiction_recall"] == 1.0
+    assert result["reversed"]["per_source"]["s"]["contradiction_recall"] == 0.0
+    assert result["reversed"]["overall"]["accuracy_3way"] is None

@@ -106,12 +106,30 @@ def page_threshold(
     return best
 
 
+def reversed_figures(dev: Sequence[Pair], backward: Sequence[Judgement],
+                     by_source: dict[str, list[int]]) -> dict[str, Any]:
+    """Contradiction P/R/F1 with hypothesis and premise swapped, per source.
+
+    A contradiction holds both ways, and the engine takes the mean of both orders, so a
+    verifier that finds a contradiction only premise-first loses it; this is the figure
+    that shows it. Three-way accuracy is left out (the reverse of an entailment is not one).
+    """
+    everything = frozenset(p.source for p in dev)
+    return {
+        "overall": figures(dev, backward, range(len(dev)), everything),
+        "per_source": {s: figures(dev, backward, idx, everything)
+                       for s, idx in sorted(by_source.items())},
+    }
+
+
 def evaluate(verifier: Verifier, dev: Sequence[Pair]) -> dict[str, Any]:
-    """Per-source figures of premise -> hypothesis, and the page threshold over both orders."""
+    """Per-source figures of premise -> hypothesis, the same in the other order, and the
+    page threshold over both orders."""
     started = time.perf_counter()
     both = verdicts(verifier, [(p.premise, p.hypothesis) for p in dev])
     seconds = time.perf_counter() - started
     forward = [v.forward for v in both]
+    backward = [v.backward for v in both]
     by_source: dict[str, list[int]] = defaultdict(list)
     for i, pair in enumerate(dev):
         by_source[pair.source].append(i)
@@ -122,6 +140,7 @@ def evaluate(verifier: Verifier, dev: Sequence[Pair]) -> dict[str, Any]:
         "three_way_overall": figures(dev, forward, three_way, binary),
         "per_source": {s: figures(dev, forward, idx, binary)
                        for s, idx in sorted(by_source.items())},
+        "reversed": reversed_figures(dev, backward, by_source),
         "page_threshold": page_threshold(
             [p for p in dev if p.source not in TEMPLATED_SOURCES],
             [v for p, v in zip(dev, both, strict=True) if p.source not in TEMPLATED_SOURCES]),
