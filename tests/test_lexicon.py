@@ -344,6 +344,8 @@ def test_self_correction_negatives(text: str) -> None:
         ("rumour has it the shop is closing.", "reported"),
         ("john says that the shop is closed.", "reported"),
         ("the drug reportedly causes headaches.", "reported"),
+        ("apple cider vinegar is popularly believed to assist with weight loss.", "reported"),
+        ("the train is supposed to arrive at 5.", None),  # an expectation, not a report
         ("if it rains, the match is cancelled.", "hypothetical"),
         ("suppose the budget is 500.", "hypothetical"),
         ("imagine you live in paris.", "hypothetical"),

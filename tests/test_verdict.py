@@ -166,3 +166,44 @@ def test_a_user_who_changed_the_plan_frees_the_numbers_said_before() -> None:
     assert _comparable(sentence, prior, state)
     state.add_statements([(2, "user-revision", "update: we moved it to Lisbon", "")], 10)
     assert not _comparable(sentence, prior, state)
+
+
+# --- stop 13: read on the certificates of the fourth training phase -----------------------
+
+
+def test_a_denial_is_compared_only_with_what_it_denies() -> None:
+    from monitor.engine.verdict import denies_something_else
+
+    assert denies_something_else("No, Perseverance will not bring the samples back itself.",
+                                 "Perseverance carries a suite of scientific instruments.")
+    assert not _comparable("No, Perseverance will not bring the samples back itself.",
+                           "Perseverance carries a suite of scientific instruments.")
+    # what the denial governs is in the other sentence: the verifier judges
+    assert _comparable("Most cards still charge interest on purchases.",
+                       "You won't pay any interest on purchases.")
+    assert _comparable("Cut the whole plant back hard in spring.",
+                       "Don't cut back mopheads in spring.")
+    assert not denies_something_else("The museum is open.", "The museum is closed.")
+    assert not denies_something_else("It is not open.", "It is not closed.")
+
+
+def test_things_with_different_ordinals_are_different_things() -> None:
+    assert not _comparable("For this final set, the statement p is true.",
+                           "For this first set, the statement p is true.")
+    assert _comparable("The first step is to boil the water.",
+                       "The first step is to chop the onions.")
+
+
+def test_instructions_to_do_different_things_are_not_compared() -> None:
+    from monitor.engine.verdict import different_instructions, instruction
+
+    assert instruction("**Don't** cut back mopheads in spring.", ("user",)) == "cut"
+    assert instruction("You should check the soil.", ("user",)) is None  # a statement
+    assert instruction("The soil is dry.", ("soil",)) is None
+    assert instruction("Let the soil dry out completely.", ("soil", "user")) == "let"
+    assert different_instructions("Always check the soil first.", ("user",),
+                                  "Let the soil dry out completely.", ("user",))
+    assert not different_instructions("Cut the whole plant back hard.", ("user",),
+                                      "Don't cut back mopheads in spring.", ("user",))
+    assert not different_instructions("Cut the whole plant back hard.", ("user",),
+                                      "The plant flowers on old wood.", ("plant",))

@@ -58,14 +58,28 @@ _OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|newer|las
 
 
 _NUMBERED = re.compile(r"\b[A-Z][a-zA-Z]*\s+\d+(?:[-.]\d+)?\b")
+_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|final|last|1st|2nd|3rd|4th|"
+                      r"5th|6th)\s+([a-z]{3,})\b", re.IGNORECASE)
 
 
 def numbered_names_differ(a: str, b: str) -> bool:
-    """ "Class 4-2" / "Class 4-1", "Box 1" / "Box 2": numbered things that are not the same."""
+    """ "Class 4-2" / "Class 4-1", "Box 1" / "Box 2", "the first set" / "the final set":
+    numbered or ordered things that are not the same."""
     na = {m.group(0).lower() for m in _NUMBERED.finditer(a)}
     nb = {m.group(0).lower() for m in _NUMBERED.finditer(b)}
     heads_a = {n.split()[0] for n in na}
-    return any(n.split()[0] in heads_a and n not in na for n in nb)
+    if any(n.split()[0] in heads_a and n not in na for n in nb):
+        return True
+    ranks_a, ranks_b = _ranks(a), _ranks(b)
+    return any(not ranks_a[noun] & ranks_b[noun] for noun in ranks_a.keys() & ranks_b.keys())
+
+
+def _ranks(sentence: str) -> dict[str, set[str]]:
+    """The ordinals each noun carries in a sentence ("first set" -> {"set": {"first"}})."""
+    out: dict[str, set[str]] = {}
+    for m in _ORDINAL.finditer(sentence):
+        out.setdefault(m.group(2).lower(), set()).add(m.group(1).lower())
+    return out
 
 
 @lru_cache(maxsize=4096)

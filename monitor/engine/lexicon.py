@@ -330,6 +330,9 @@ _REPORTING_INFLECTED = (
 _REPORTED = re.compile(
     r"\baccording to\b|\bit(?: is|'s| was) (?:said|claimed|believed|reported|alleged|"
     r"rumou?red|thought)\b|\brumou?rs? (?:has it|have it|say|says)\b|"
+    # the passive report, "X is (widely) believed to help": what others hold, not a claim
+    r"\b(?:is|are|was|were) (?:\w+ly )?(?:said|claimed|believed|reported|alleged|"
+    r"rumou?red|thought|purported) to\b|"
     r"\b(?:allegedly|reportedly|supposedly|purportedly|rumou?redly)\b|"
     r"\b(?:some|many|most|other) (?:people|experts|critics|sources|reports|scientists)?\s*"
     r"(?:" + _REPORTING_INFLECTED + r")\b|"

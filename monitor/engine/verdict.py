@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from monitor.config import EngineConfig
-from monitor.engine import aligned, amounts, cues, lexicon, meaning
+from monitor.engine import aligned, amounts, cues, lexicon, meaning, quantities
 from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.contradiction import Finding
 from monitor.engine.graph import Fact
@@ -126,6 +126,8 @@ class VerdictStage:
         def allowed(i: int, prior: Assertion) -> bool:
             if heads[i] and prior.subjects and not set(heads[i]) & set(prior.subjects):
                 return False  # "the museum is open" / "the library is closed"
+            if different_instructions(sentences[i], heads[i], prior.sentence, prior.subjects):
+                return False  # "Chop the chocolate." / "Shape the filling into a log."
             return comparable(state, turn, sentences[i], contexts[i], prior)
 
         found = meaning.nearest(new_vecs, window, window_vecs, self.config.verifier_top_k,
@@ -143,6 +145,37 @@ class VerdictStage:
                           (subjects or {}).get(s[:SENTENCE_CHARS], ()))
                 for s, c in asserted if speaker != "user" or cues.speaks_of_self(s)]
         state.add_assertions(rows, self.config.verifier_window)
+
+
+_ADDRESSED = re.compile(r"\byou(?:r|rs|rself)?\b", re.I)
+_LEAD = re.compile(r"^[\W\d_]+")
+_NOT_THE_ACTION = frozenset({"always", "never", "just", "also", "then", "first", "please",
+                             "simply", "now", "next", "finally", "gently", "don't", "dont",
+                             "do", "not", "and", "or", "but", "so"})
+
+
+def instruction(sentence: str, subjects: Sequence[str]) -> str | None:
+    """The verb of an imperative ("Chop the chocolate" -> "chop"), or None.
+
+    An imperative's subject is the person addressed, who is not named ("you should check"
+    is a statement about them; "Let the soil dry out" has the soil as a second subject);
+    its verb is its first word past adverbs and "don't".
+    """
+    if "user" not in subjects or _ADDRESSED.search(sentence):
+        return None
+    words = [w.strip(",.;:!*_`") for w in
+             _LEAD.sub("", sentence).lower().replace("’", "'").split()]
+    return next((w for w in words if w and w not in _NOT_THE_ACTION), None)
+
+
+def different_instructions(sentence: str, subjects: Sequence[str], prior: str,
+                           prior_subjects: Sequence[str]) -> bool:
+    """Two steps of a procedure: instructions to do different things do not conflict
+    ("Always check the soil first." / "Let the soil dry out completely."); the verifier,
+    which learnt on statements, reads them as incompatible. "Don't cut back" and "Cut
+    back" share their verb and are still compared."""
+    ours, theirs = instruction(sentence, subjects), instruction(prior, prior_subjects)
+    return ours is not None and theirs is not None and ours != theirs
 
 
 def comparable(
@@ -170,6 +203,8 @@ def comparable(
         return False  # "now the coin is tails up" after the user flipped it again
     if _numbers_may_differ(state, turn, sentence, prior):
         return False
+    if denies_something_else(sentence, prior.sentence):
+        return False  # "It will not bring the samples back" / "It carries instruments"
     if _ENUMERATED.match(sentence) and _ENUMERATED.match(prior.sentence):
         return False  # "2. Choose a location" / "3. Raise capital": items of a list
     if aligned.no_shared_name(sentence, prior.sentence) or (
@@ -196,6 +231,45 @@ def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool
     # one change of polarity is a contradiction; two cancel ("don't take up much space" /
     # "take up little space": a negation and an antonym)
     return flipped == swapped
+
+
+_SCOPE_END = re.compile(r"[,;:.!?()\[\]—–]|\s-\s|\b(?:but|because|since|so|although|while|"
+                        r"whereas|which|as)\b", re.I)
+
+
+def denies_something_else(sentence: str, prior: str) -> bool:
+    """One sentence denies something the other does not mention.
+
+    A denial contradicts a statement of what it denies ("you won't pay interest on
+    purchases" / "cards still charge interest on purchases"), not any positive sentence
+    about the same subject: "Perseverance will not bring the samples back itself" says
+    nothing against "Perseverance carries a suite of instruments". The verifier, trained
+    on templated negations, reads the second kind as a contradiction too; here the words
+    the negation governs (up to the end of its clause; the whole clause when that is a
+    bare predicate, "is not happening") must occur in the other sentence.
+    """
+    a, b = _ANSWER.sub("", sentence), _ANSWER.sub("", prior)
+    found_a, found_b = _NEGATED.search(a), _NEGATED.search(b)
+    if bool(found_a) == bool(found_b):
+        return False  # neither, or both deny: the verifier weighs it
+    match, denial, other = (found_a, a, b) if found_a is not None else (found_b, b, a)
+    end = match.end() if match is not None else 0
+    scope = _stems(_SCOPE_END.split(denial[end:])[0])
+    if len(scope) < _MIN_CONTENT_WORDS:
+        # "the investment into renewables is not happening": a bare predicate denies its
+        # whole clause, subject included
+        scope = _stems(_SCOPE_END.split(denial[:end])[-1]) | scope
+    return not scope & _stems(other)
+
+
+_STEM = 5
+
+
+def _stems(text: str) -> set[str]:
+    """Content words cut to their first five letters, singular first: "renewables" and
+    "renewable", "investment" and "invest", "GPs" and "GP" meet. Hand-written: nltk's
+    Porter stemmer costs 0.8 s to import, more than `score` may take to start."""
+    return {quantities.singular(w)[:_STEM] for w in cues.content_words(text)}
 
 
 def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
