@@ -207,3 +207,18 @@ def test_instructions_to_do_different_things_are_not_compared() -> None:
                                       "Don't cut back mopheads in spring.", ("user",))
     assert not different_instructions("Cut the whole plant back hard.", ("user",),
                                       "The plant flowers on old wood.", ("plant",))
+
+
+def test_a_users_own_statement_is_no_instruction() -> None:
+    """ "I don't drive" has the user as subject too; against the assistant's "Pick up a hire
+    car and drive" it is still compared (the user said it, so it is a fact, not a step)."""
+    from monitor.engine.verdict import VerdictStage
+
+    state = ConversationState("c")
+    state.add_assertions([Assertion(0, "user", "I don't drive, I have no licence.", "",
+                                    ("user",))], 10)
+    stage = VerdictStage(EngineConfig(verifier_similarity=-1.0), ScriptedVerifier(),
+                         lambda texts: np.ones((len(texts), 4), dtype=np.float32) / 2)
+    found = stage._candidates(state, 2, ["Pick up a hire car in Keswick and drive to Penrith."],
+                              [""], [("user",)])
+    assert [c.prior.speaker for c in found] == ["user"]

@@ -59,7 +59,8 @@ _OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|newer|las
 
 _NUMBERED = re.compile(r"\b[A-Z][a-zA-Z]*\s+\d+(?:[-.]\d+)?\b")
 _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|final|last|1st|2nd|3rd|4th|"
-                      r"5th|6th)\s+([a-z]{3,})\b", re.IGNORECASE)
+                      r"5th|6th)\s+(?!(?:the|and|you|this|that|for|with|from)\b)([a-z]{3,})\b",
+                      re.IGNORECASE)
 
 
 def numbered_names_differ(a: str, b: str) -> bool:

@@ -126,7 +126,8 @@ class VerdictStage:
         def allowed(i: int, prior: Assertion) -> bool:
             if heads[i] and prior.subjects and not set(heads[i]) & set(prior.subjects):
                 return False  # "the museum is open" / "the library is closed"
-            if different_instructions(sentences[i], heads[i], prior.sentence, prior.subjects):
+            if prior.speaker == "assistant" and different_instructions(
+                    sentences[i], heads[i], prior.sentence, prior.subjects):
                 return False  # "Chop the chocolate." / "Shape the filling into a log."
             return comparable(state, turn, sentences[i], contexts[i], prior)
 
@@ -173,7 +174,8 @@ def different_instructions(sentence: str, subjects: Sequence[str], prior: str,
     """Two steps of a procedure: instructions to do different things do not conflict
     ("Always check the soil first." / "Let the soil dry out completely."); the verifier,
     which learnt on statements, reads them as incompatible. "Don't cut back" and "Cut
-    back" share their verb and are still compared."""
+    back" share their verb and are still compared. Both must be the assistant's: a user's
+    "I don't drive" also has the user as its subject, and is no instruction."""
     ours, theirs = instruction(sentence, subjects), instruction(prior, prior_subjects)
     return ours is not None and theirs is not None and ours != theirs
 
