@@ -74,6 +74,12 @@ def answers_question(sentence: str) -> bool:
     return bool(_pattern("answer_frame").search(sentence))
 
 
+@cache
+def instruction_lead() -> frozenset[str]:
+    """Words an instruction may open with before its verb ("always", "don't")."""
+    return frozenset(_data()["instruction_lead"])
+
+
 def states_goal(sentence: str) -> bool:
     return bool(_pattern("goal").search(sentence))
 

@@ -150,9 +150,6 @@ class VerdictStage:
 
 _ADDRESSED = re.compile(r"\byou(?:r|rs|rself)?\b", re.I)
 _LEAD = re.compile(r"^[\W\d_]+")
-_NOT_THE_ACTION = frozenset({"always", "never", "just", "also", "then", "first", "please",
-                             "simply", "now", "next", "finally", "gently", "don't", "dont",
-                             "do", "not", "and", "or", "but", "so"})
 
 
 def instruction(sentence: str, subjects: Sequence[str]) -> str | None:
@@ -166,7 +163,8 @@ def instruction(sentence: str, subjects: Sequence[str]) -> str | None:
         return None
     words = [w.strip(",.;:!*_`") for w in
              _LEAD.sub("", sentence).lower().replace("’", "'").split()]
-    return next((w for w in words if w and w not in _NOT_THE_ACTION), None)
+    lead = cues.instruction_lead()
+    return next((w for w in words if w and w not in lead), None)
 
 
 def different_instructions(sentence: str, subjects: Sequence[str], prior: str,
@@ -237,6 +235,9 @@ def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool
 
 _SCOPE_END = re.compile(r"[,;:.!?()\[\]—–]|\s-\s|\b(?:but|because|since|so|although|while|"
                         r"whereas|which|as)\b", re.I)
+_BARE_PREDICATE = 2
+"""A negated scope with fewer content words than this ("is not happening") is a bare
+predicate: the negation denies its whole clause."""
 
 
 def denies_something_else(sentence: str, prior: str) -> bool:
@@ -257,7 +258,7 @@ def denies_something_else(sentence: str, prior: str) -> bool:
     match, denial, other = (found_a, a, b) if found_a is not None else (found_b, b, a)
     end = match.end() if match is not None else 0
     scope = _stems(_SCOPE_END.split(denial[end:])[0])
-    if len(scope) < _MIN_CONTENT_WORDS:
+    if len(scope) < _BARE_PREDICATE:
         # "the investment into renewables is not happening": a bare predicate denies its
         # whole clause, subject included
         scope = _stems(_SCOPE_END.split(denial[:end])[-1]) | scope
@@ -268,9 +269,10 @@ _STEM = 5
 
 
 def _stems(text: str) -> set[str]:
-    """Content words cut to their first five letters, singular first: "renewables" and
-    "renewable", "investment" and "invest", "GPs" and "GP" meet. Hand-written: nltk's
-    Porter stemmer costs 0.8 s to import, more than `score` may take to start."""
+    """Content words (plurals and verb endings already folded by `cues`), irregular plurals
+    made singular, cut to their first five letters: "renewables" and "renewable",
+    "investment" and "invest", "people" and "person" meet. Hand-written: nltk's Porter
+    stemmer costs 0.8 s to import, more than `score` may take to start."""
     return {quantities.singular(w)[:_STEM] for w in cues.content_words(text)}
 
 
