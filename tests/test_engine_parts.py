@@ -169,3 +169,12 @@ def test_list_items_and_labels_are_fragments_not_claims() -> None:
     assert ex.fragments == {"Hummus with carrot and pepper sticks.",
                             "Catering: EUR 45-75 per person per day."}
     assert len(ex.asserted) == 4  # the rules still read the fragments' amounts and foods
+
+
+def test_a_day_before_its_verb_is_a_subject_not_a_label() -> None:
+    # the small parser reads "Monday" as a time adverb (npadvmod); the sentence still
+    # says something of Monday, and a later "Monday is one of the busiest days" meets it
+    ex = default_extractor().extract([Utterance(
+        "Monday is typically one of the quietest days for food retail. Roughly 250-400 words.",
+        "assistant", 1)])[0]
+    assert ex.fragments == {"Roughly 250-400 words."}

@@ -198,12 +198,20 @@ def _prohibition(head: Any) -> bool:
 
 
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+_FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
 
 
 def _says_something(sent: Any) -> bool:
     """A subject with its verb somewhere, or an imperative at the head: a claim, not a
-    list item or a label ("Apple slices with a squeeze of lemon", "2 tbsp maple syrup")."""
-    return sent.root.tag_ == "VB" or any(t.dep_ in _SUBJECT_DEPS for t in sent)
+    list item or a label ("Apple slices with a squeeze of lemon", "2 tbsp maple syrup").
+
+    The small parser reads a day or a season before a finite verb as a time adverb
+    ("Monday" in "Monday is one of the quietest days": npadvmod); there it is the subject.
+    """
+    root = sent.root
+    return root.tag_ == "VB" or any(t.dep_ in _SUBJECT_DEPS for t in sent) or (
+        root.tag_ in _FINITE_TAGS and any(c.dep_ == "npadvmod" and c.i < root.i
+                                          for c in root.children))
 
 
 def clause_modality(head: Any, modality: Modality) -> Modality:

@@ -6,8 +6,10 @@ constants become facts and a table becomes one long sentence. The structure tell
 unit of text is, so it is parsed with a maintained CommonMark parser (markdown-it-py)
 rather than guessed with regular expressions:
 
-* a paragraph or a list item is a unit; its inline markup is dropped and inline code is
-  removed (code is not prose), so list markers and numbering never reach the parser;
+* a paragraph or a list item is a unit; its inline markup is dropped, so list markers and
+  numbering never reach the parser; inline code that is a name ("`requests`", "`git
+  rebase`") stays as the word it is, since in a technical answer it is often the subject
+  ("`requests` has no timeout"), and any other inline code is removed (code is not prose);
 * a heading (or a paragraph that is only bold text, "**Day 2:**") yields no claim: it is
   the *context* of the units under it, so "Day 2" scopes its items;
 * a list item gets its own identity (`item`), so two items of one list are never one thing;
@@ -25,6 +27,10 @@ from typing import Any, Literal
 SegmentKind = Literal["paragraph", "item", "quote"]
 
 _LABEL = re.compile(r"^\s*(?P<label>[^.!?:]{1,60}?)\s*:\s*$")
+_CODE_NAME = re.compile(r"[A-Za-z_][\w.-]*(?: [A-Za-z_][\w.-]*){0,2}")
+"""Inline code that reads as a name: up to three identifiers ("`httpx`", "`os.path`",
+"`git rebase`"); an expression ("`timeout=30`", "`get(url)`") is not one."""
+_CODE_NAME_CHARS = 40
 _WS = re.compile(r"\s+")
 
 
@@ -50,7 +56,8 @@ def _parser() -> Any:
 
 
 def _inline_text(token: Any) -> tuple[str, str]:
-    """(plain text, bold lead) of an inline token: markup dropped, inline code removed."""
+    """(plain text, bold lead) of an inline token: markup dropped, inline code kept only
+    when it is a name."""
     parts: list[str] = []
     lead: list[str] = []
     in_strong = False
@@ -67,11 +74,11 @@ def _inline_text(token: Any) -> tuple[str, str]:
         if kind in {"softbreak", "hardbreak"}:
             parts.append("\n")
             continue
-        if kind == "code_inline":
+        if kind == "code_inline" and not _is_name(child.content):
             parts.append(" ")
             lead_open = lead_open and not parts
             continue
-        if kind in {"text", "html_inline"}:
+        if kind in {"text", "html_inline", "code_inline"}:
             parts.append(child.content)
             if in_strong and lead_open:
                 lead.append(child.content)
@@ -80,6 +87,11 @@ def _inline_text(token: Any) -> tuple[str, str]:
         elif kind == "image":
             continue
     return "".join(parts), "".join(lead).strip().rstrip(":").strip().lower()
+
+
+def _is_name(code: str) -> bool:
+    code = code.strip().removesuffix("()")
+    return len(code) <= _CODE_NAME_CHARS and _CODE_NAME.fullmatch(code) is not None
 
 
 def _clean(text: str) -> str:

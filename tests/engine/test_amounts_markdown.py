@@ -30,3 +30,13 @@ def test_list_items_quotes_code_and_tables_become_what_they_are() -> None:
     assert got == [("Visit the museum.", "item", "day 1", 0),
                    ("Eat lunch.", "item", "day 1", 1),
                    ("They said it was open.", "quote", "day 1", None)]
+
+
+def test_inline_code_stays_when_it_is_a_name() -> None:
+    # in a technical answer the code span is often the subject
+    got = [s.text for s in segments("By default, `requests` has **no timeout at all**.\n\n"
+                                     "`git rebase` never creates a merge commit.\n\n"
+                                     "Pass `timeout=30` to `requests.get()`.")]
+    assert got == ["By default, requests has no timeout at all.",
+                   "git rebase never creates a merge commit.",
+                   "Pass to requests.get()."]  # an expression is not prose
