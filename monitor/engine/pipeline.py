@@ -51,7 +51,7 @@ from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
 from monitor.engine.followup import operation_of, quoted_operand
 from monitor.engine.graph import Fact, head_word, may_merge
-from monitor.engine.protocols import TurnScorers
+from monitor.engine.protocols import TurnScorers, mean_direction
 from monitor.engine.signals import (
     Fused,
     clip01,
@@ -230,9 +230,10 @@ class Engine:
         """One embedder call for everything the batch will need (the cache serves the rest)."""
         texts: list[str] = []
         for event, ex in zip(events, extractions, strict=True):
-            texts.append(event.text)
-            if event.role == "assistant":  # only answers are scored sentence by sentence
-                texts.extend(ex.sentences)
+            if event.role == "assistant":  # an answer is embedded sentence by sentence
+                texts.extend(ex.sentences or [event.text])
+            else:
+                texts.append(event.text)
             if event.reference:
                 texts.append(event.reference)
             for t in ex.triples:
@@ -474,10 +475,11 @@ class Engine:
     # --- stages of an answer -------------------------------------------------------------
     def _turn_vectors(self, event: TurnEvent, extraction: Extraction, prompt: str) -> _Vectors:
         sentences = extraction.sentences or [event.text]
+        sentence = self.embedder.embed(sentences)
         return _Vectors(
             sentences=sentences,
-            sentence=self.embedder.embed(sentences),
-            response=self._vec(event.text),
+            sentence=sentence,
+            response=mean_direction(sentence),
             prompt=self._vec(prompt) if prompt else None,
             reference=self._vec(event.reference) if event.reference else None,
         )

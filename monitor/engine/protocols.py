@@ -38,6 +38,18 @@ class Embedder(Protocol):
         ...
 
 
+def mean_direction(vectors: Vectors) -> Vectors:
+    """The unit vector along the mean of L2-normalised rows (a zero mean stays zero).
+
+    An answer's own vector is the mean direction of its sentences' vectors, which the
+    engine and the MFSS score compute anyway: embedding the whole answer again cost as much
+    model time as all its sentences together, and saw only its first 256 tokens. Summed in
+    float64 in row order, so the same rows give the same vector bit for bit."""
+    mean = vectors.astype(np.float64).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm if norm > 0 else mean).astype(np.float32)
+
+
 class TurnScorers(Protocol):
     """The per-answer scores the engine publishes but does not own (MFSS, ConflictScore)."""
 

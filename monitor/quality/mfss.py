@@ -30,7 +30,7 @@ import numpy.typing as npt
 from monitor import data
 from monitor.config import MFSSWeights
 from monitor.contracts import MFSS_FACTORS, MFSSScore, round_score
-from monitor.engine.protocols import Embedder, Judgement, Verifier
+from monitor.engine.protocols import Embedder, Judgement, Verifier, mean_direction
 
 OPTIMAL_SENTENCE_WORDS = 17.5
 """The paper's optimal mean sentence length (words)."""
@@ -294,10 +294,9 @@ def score_mfss(
     if reference is not None and not reference.strip():
         reference = None
     sentences = list(sentences) or [answer]
-    texts = [answer, *sentences] + ([reference] if reference is not None else [])
-    vecs = embedder.embed(texts)
-    answer_vec = vecs[0]
-    sentence_vecs = vecs[1 : 1 + len(sentences)]
+    vecs = embedder.embed([*sentences] + ([reference] if reference is not None else []))
+    sentence_vecs = vecs[: len(sentences)]
+    answer_vec = mean_direction(sentence_vecs)
     reference_vec = vecs[-1] if reference is not None else None
     prompt_vec = embedder.embed([prompt])[0] if prompt and prompt.strip() else None
     judgement = (verifier.judge([(reference, answer)])[0]

@@ -117,3 +117,36 @@ def test_the_verifier_never_judges_list_items(fake_embedder: FakeEmbedder) -> No
                           for i, t in enumerate(texts)], {})
     assert "The museum opens at ten." in verifier.seen  # claims reach it ...
     assert not verifier.seen & {"Museum lunch boxes with cheese", "Museum lunch boxes with apples"}
+
+
+class _CountingEmbedder(FakeEmbedder):
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: Any) -> Any:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_an_answer_is_embedded_by_its_sentences_only() -> None:
+    # its own vector is their mean direction: the whole text is never a model input
+    embedder = _CountingEmbedder()
+    engine = build_engine(embedder=embedder, extractor=FakeExtractor())
+    question, answer = _conversation(turns=2)
+    engine.process_batch([question, answer], {})
+    assert answer.text not in embedder.texts
+    assert "It is quiet then." in embedder.texts
+    assert question.text in embedder.texts  # a user turn is still one text
+
+
+def test_mean_direction_is_a_unit_vector_and_one_row_is_itself() -> None:
+    import numpy as np
+
+    from monitor.engine.protocols import mean_direction
+
+    rows = FakeEmbedder().embed(["the museum opens at nine", "it is quiet then"])
+    mean = mean_direction(rows)
+    assert abs(float(np.linalg.norm(mean)) - 1.0) < 1e-6
+    assert mean.tobytes() == mean_direction(rows.copy()).tobytes()
+    assert np.array_equal(mean_direction(rows[:1]), rows[0])
+    assert not mean_direction(np.zeros((2, 4), dtype=np.float32)).any()
