@@ -100,7 +100,7 @@ def run_memory_bench(turns: int, conversations: int, live_states: int,
     at_start: dict[str, float] = {"interpreter_mb": round(rss_mb(), 1)}
     from monitor.bench.engine import generate_workload
     from monitor.engine.state import ConversationState
-    from monitor.runner.build import build_engine
+    from monitor.runner.build import build_engine, settle_after_warm_up
     from monitor.stream.app import LiveStates
 
     at_start["imported_mb"] = round(rss_mb(), 1)
@@ -121,6 +121,8 @@ def run_memory_bench(turns: int, conversations: int, live_states: int,
     at_start["engine_built_mb"] = round(rss_mb(), 1)
     engine.process_batch(generate_workload(2, 4, seed=1), {})  # lazily loaded parts too
     at_start["warmed_up_mb"] = round(rss_mb(), 1)
+    settle_after_warm_up()  # as the worker does before its first record
+    at_start["settled_mb"] = round(rss_mb(), 1)
     live = LiveStates(live_states)
     stored: dict[str, bytes] = {}
     samples = [{"turns": 0, "rss_mb": round(rss_mb(), 1)}]
