@@ -33,6 +33,12 @@ def test_same_pair_same_probabilities_alone_or_in_any_batch() -> None:
     assert default_verifier().judge(PAIRS) == alone  # the cached instance agrees too
 
 
+def test_one_shared_verifier_however_it_is_asked_for() -> None:
+    # a second model in one process costs ~55 MB (python -m monitor.bench.memory)
+    assert default_verifier() is default_verifier(2) is default_verifier(threads=2)
+    assert default_verifier(1) is not default_verifier(2)
+
+
 def test_reads_meaning() -> None:
     (negated, paraphrase, _, unrelated) = verdicts(default_verifier(), PAIRS)
     assert negated.contradiction > 0.8

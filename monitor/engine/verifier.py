@@ -127,8 +127,14 @@ def _feed(ids: list[int], type_ids: list[int]) -> dict[str, np.ndarray]:
     }
 
 
-@cache
 def default_verifier(threads: int = 2) -> OnnxVerifier:
     """One verifier per process and thread count (the model and its cache are shared by
     every caller); `threads` pair calls run at once, each on one core."""
+    return _verifier_for(threads)
+
+
+@cache
+def _verifier_for(threads: int) -> OnnxVerifier:
+    # keyed by the value: `default_verifier()` and `default_verifier(2)` are one model
+    # (a cache on `default_verifier` itself keys them apart and loaded it twice)
     return OnnxVerifier(threads=threads)
