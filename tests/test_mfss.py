@@ -147,6 +147,62 @@ def test_rouge_mix_hand_computed() -> None:
     assert mfss.rouge("dogs bark", "the cat sat") == 0.0
 
 
+def _mtbench_answers(limit: int) -> list[str]:
+    import json
+
+    path = Path(__file__).resolve().parents[2] / "shared/data/mtbench101/mtbench101.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    answers: list[str] = []
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            answers += [t["bot"] for t in json.loads(line)["history"]]
+            if len(answers) >= limit:
+                break
+    return answers[:limit]
+
+
+def test_rouge_is_rouge_score_with_the_original_porter_stemmer() -> None:
+    # the very floats of Google's rouge-score (a dev dependency, the reference), run with
+    # the stemmer this project uses; pairs of real answers, and the edge cases
+    from nltk.stem import porter
+    from rouge_score import rouge_scorer, tokenizers
+
+    from monitor.quality import rouge
+
+    class _Original(tokenizers.DefaultTokenizer):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__(use_stemmer=True)
+            self._stemmer = porter.PorterStemmer("ORIGINAL_ALGORITHM")
+
+    reference = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], tokenizer=_Original())
+    plain = rouge_scorer.RougeScorer(["rougeL"])
+    answers = _mtbench_answers(400)
+    pairs = [*zip(answers[::2], answers[1::2], strict=False),
+             ("", "the cat"), ("the cat", ""), ("!!", "??"), ("Café déjà-vu", "cafe deja vu"),
+             ("running runners ran 3.5km", "Runner ran 3 5 KM"), ("a a a b", "a b b b a")]
+    for ref, ans in pairs:
+        ours = rouge.scores(ref, ans)
+        theirs = reference.score(ref, ans)
+        assert ours == {k: v.fmeasure for k, v in theirs.items()}, (ref[:60], ans[:60])
+        assert rouge.scores(ref, ans, stemmed=False)["rougeL"] == \
+            plain.score(ref, ans)["rougeL"].fmeasure
+
+
+def test_content_words_stem_as_before() -> None:
+    # Snowball's original Porter gives the stems nltk's ORIGINAL_ALGORITHM gave before
+    from nltk.stem import porter
+
+    from monitor.quality import rouge
+
+    nltk_original = porter.PorterStemmer("ORIGINAL_ALGORITHM")
+    words = {w for a in _mtbench_answers(600) for w in rouge.tokens(a, stemmed=False)
+             if len(w) > 3}
+    assert len(words) > 3000
+    assert [rouge.stem(w) for w in sorted(words)] == [nltk_original.stem(w)
+                                                      for w in sorted(words)]
+
+
 # --- total --------------------------------------------------------------------------------
 ANSWER = "The cat sat on the mat."
 REFERENCE = "The cat sat."

@@ -152,10 +152,9 @@ def _unigram_f1(answer: str, reference: str) -> float:
 
 
 def _rouge_l(answer: str, reference: str) -> float:
-    from rouge_score import rouge_scorer
+    from monitor.quality import rouge
 
-    return float(rouge_scorer.RougeScorer(["rougeL"]).score(reference, answer)["rougeL"]
-                 .fmeasure)
+    return rouge.scores(reference, answer, stemmed=False)["rougeL"]  # rouge-score's default
 
 
 def evaluate(items: list[Item], scores: dict[str, TurnScore],

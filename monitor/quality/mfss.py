@@ -22,7 +22,6 @@ import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +30,7 @@ from monitor import data
 from monitor.config import MFSSWeights
 from monitor.contracts import MFSS_FACTORS, MFSSScore, round_score
 from monitor.engine.protocols import Embedder, Judgement, Verifier, mean_direction
+from monitor.quality import rouge as rouge_metric
 
 OPTIMAL_SENTENCE_WORDS = 17.5
 """The paper's optimal mean sentence length (words)."""
@@ -63,20 +63,6 @@ def _stopwords() -> frozenset[str]:
     return frozenset(w.replace("’", "'") for w in STOP_WORDS) - NEGATORS
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    from nltk.stem import porter  # a dependency of rouge-score, the stemmer it uses
-
-    return porter.PorterStemmer("ORIGINAL_ALGORITHM")
-
-
-@lru_cache(maxsize=1)
-def _rouge() -> Any:
-    from rouge_score import rouge_scorer
-
-    return rouge_scorer.RougeScorer(list(ROUGE_WEIGHTS), use_stemmer=True)
-
-
 def content_words(text: str) -> set[str]:
     """Stemmed content words: tokens minus spaCy's English stopwords (negators kept).
 
@@ -84,7 +70,6 @@ def content_words(text: str) -> set[str]:
     (as rouge-score does), so "seeds" matches "seed".
     """
     stop = _stopwords()
-    stem = _stemmer()
     out: set[str] = set()
     for w in words(text):
         w = w.replace("’", "'")
@@ -92,7 +77,7 @@ def content_words(text: str) -> set[str]:
             w = "not"
         if w in stop:
             continue
-        out.add(stem.stem(w) if len(w) > 3 else w)
+        out.add(rouge_metric.stem(w) if len(w) > 3 else w)
     return out
 
 
@@ -209,10 +194,10 @@ def coherence(sentence_vecs: Vector, prompt_vec: Vector | None = None) -> float 
 
 
 def rouge(answer: str, reference: str) -> float:
-    """0.3 * ROUGE-1 F1 + 0.3 * ROUGE-2 F1 + 0.4 * ROUGE-L F1 (rouge-score, Porter stemming;
-    see ROUGE_WEIGHTS for why)."""
-    scores = _rouge().score(reference, answer)
-    return sum(w * scores[name].fmeasure for name, w in ROUGE_WEIGHTS.items())
+    """0.3 * ROUGE-1 F1 + 0.3 * ROUGE-2 F1 + 0.4 * ROUGE-L F1 (`monitor.quality.rouge`,
+    Porter stemming; see ROUGE_WEIGHTS for why)."""
+    scores = rouge_metric.scores(reference, answer)
+    return sum(w * scores[name] for name, w in ROUGE_WEIGHTS.items())
 
 
 # --- total ------------------------------------------------------------------------------
