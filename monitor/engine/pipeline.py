@@ -43,6 +43,7 @@ from monitor.engine import (
     lexicon,
     order,
     quantities,
+    trend,
 )
 from monitor.engine.claims import claims_from_extraction
 from monitor.engine.constraints import broken_by, constraints_in
@@ -153,8 +154,10 @@ class Engine:
         return ConversationState(conversation_id=conversation_id)
 
     def warm_up(self) -> None:
-        """Load every lazily loaded part now, on throw-away states (`engine.warmup`)."""
+        """Load every lazily loaded part now, on throw-away states (`engine.warmup`), and
+        what a trend test needs, which a short warm-up conversation never reaches."""
         self.process_batch(warmup_turns(), {})
+        trend.warm_up()
 
     def process(self, state: ConversationState, event: TurnEvent) -> TurnOutcome:
         return self.process_batch([event], {event.conversation_id: state})[0]
