@@ -95,6 +95,17 @@ class FakeEmbedder:
         return out
 
 
+class CountingEmbedder(FakeEmbedder):
+    """The fake embedder, recording every text it was asked for."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: Any) -> Any:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
 class FakeExtractor:
     """Sentences only, no triples (no spaCy): enough for relevance, trend and MFSS."""
 

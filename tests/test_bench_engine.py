@@ -19,7 +19,7 @@ from monitor.bench.profile import summarise_stacks
 from monitor.contracts import TurnEvent
 from monitor.engine.extract import Extraction
 from monitor.engine.protocols import Judgement
-from tests.conftest import FakeEmbedder
+from tests.conftest import CountingEmbedder
 
 
 def test_long_answers_are_deterministic_markdown_of_500_to_1500_words() -> None:
@@ -86,15 +86,6 @@ class _Verifier:
         return [Judgement(0.1, 0.2, 0.7) for _ in pairs]
 
 
-class _CountingEmbedder(FakeEmbedder):
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def embed(self, texts: Any) -> Any:
-        self.texts.extend(texts)
-        return super().embed(texts)
-
-
 def _events() -> list[TurnEvent]:
     turns = [("user", "I want a quiet hotel in Lisbon."),
              ("assistant", "The hotel in Lisbon is quiet. It opens on Monday."),
@@ -105,7 +96,7 @@ def _events() -> list[TurnEvent]:
 
 
 def test_the_floor_redoes_exactly_the_models_work_of_the_run() -> None:
-    embedder, extractor = _CountingEmbedder(), _Extractor()
+    embedder, extractor = CountingEmbedder(), _Extractor()
     verifiers: list[_Verifier] = []
 
     def new_verifier() -> _Verifier:
@@ -133,7 +124,7 @@ def test_the_floor_redoes_exactly_the_models_work_of_the_run() -> None:
 
 
 def test_a_workload_reports_throughput_latency_and_engine_over_floor() -> None:
-    models = Models(_CountingEmbedder(), _Extractor(), _Verifier)
+    models = Models(CountingEmbedder(), _Extractor(), _Verifier)
     result = run_workload(_events(), models, repeats=2, profiled=False)
     assert result["workload"]["assistant_turns"] == 2
     assert len(result["repeats_assistant_turns_per_s"]) == 2

@@ -11,7 +11,7 @@ from monitor.contracts import Document, TurnEvent, dump_record
 from monitor.engine.state import ConversationState
 from monitor.quality.scorers import QualityScorers
 from monitor.runner.build import build_engine
-from tests.conftest import FakeEmbedder, FakeExtractor
+from tests.conftest import CountingEmbedder, FakeEmbedder, FakeExtractor
 
 
 def _conversation(cid: str = "c", turns: int = 6) -> list[TurnEvent]:
@@ -119,18 +119,9 @@ def test_the_verifier_never_judges_list_items(fake_embedder: FakeEmbedder) -> No
     assert not verifier.seen & {"Museum lunch boxes with cheese", "Museum lunch boxes with apples"}
 
 
-class _CountingEmbedder(FakeEmbedder):
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def embed(self, texts: Any) -> Any:
-        self.texts.extend(texts)
-        return super().embed(texts)
-
-
 def test_an_answer_is_embedded_by_its_sentences_only() -> None:
     # its own vector is their mean direction: the whole text is never a model input
-    embedder = _CountingEmbedder()
+    embedder = CountingEmbedder()
     engine = build_engine(embedder=embedder, extractor=FakeExtractor())
     question, answer = _conversation(turns=2)
     engine.process_batch([question, answer], {})
