@@ -256,7 +256,8 @@ def denies_something_else(sentence: str, prior: str) -> bool:
     if bool(found_a) == bool(found_b):
         return False  # neither, or both deny: the verifier weighs it
     match, denial, other = (found_a, a, b) if found_a is not None else (found_b, b, a)
-    end = match.end() if match is not None else 0
+    assert match is not None  # exactly one of the two denies
+    end = match.end()
     scope = _stems(_SCOPE_END.split(denial[end:])[0])
     if len(scope) < _BARE_PREDICATE:
         # "the investment into renewables is not happening": a bare predicate denies its
@@ -271,8 +272,9 @@ _STEM = 5
 def _stems(text: str) -> set[str]:
     """Content words (plurals and verb endings already folded by `cues`), irregular plurals
     made singular, cut to their first five letters: "renewables" and "renewable",
-    "investment" and "invest", "people" and "person" meet. Hand-written: nltk's Porter
-    stemmer costs 0.8 s to import, more than `score` may take to start."""
+    "investment" and "invest", "people" and "person" meet. A prefix, not a Porter stem
+    (`monitor.quality.rouge` has one, but the engine does not import the quality layer):
+    enough to say whether the other sentence mentions the denied thing at all."""
     return {quantities.singular(w)[:_STEM] for w in cues.content_words(text)}
 
 

@@ -77,7 +77,7 @@ def content_words(text: str) -> set[str]:
             w = "not"
         if w in stop:
             continue
-        out.add(rouge_metric.stem(w) if len(w) > 3 else w)
+        out.add(rouge_metric.stem(w))
     return out
 
 

@@ -34,7 +34,10 @@ def _porter() -> Any:
 
 
 def stem(word: str) -> str:
-    """The original Porter stem of a lower-case word."""
+    """The original Porter stem of a lower-case word, if it is longer than three
+    characters (rouge-score's rule, which MFSS's content words follow too)."""
+    if len(word) < _STEM_FROM:
+        return word
     result: str = _porter().stemWord(word)
     return result
 
@@ -42,7 +45,7 @@ def stem(word: str) -> str:
 def tokens(text: str, stemmed: bool = True) -> list[str]:
     """rouge-score's tokens: lower-cased alphanumeric runs, long ones stemmed."""
     words = [w for w in _SPLIT.split(text.lower()) if w]
-    return [stem(w) if stemmed and len(w) >= _STEM_FROM else w for w in words]
+    return [stem(w) for w in words] if stemmed else words
 
 
 def _f_measure(matches: int, reference_total: int, answer_total: int) -> float:
