@@ -37,7 +37,12 @@ class StreamSettings(BaseSettings):
     web_host: str | None = None  # advertised host for routing; None: the node's hostname
     web_port: int = 6066
     batch_size: int = Field(default=64, ge=1)
-    batch_within_s: float = Field(default=0.05, gt=0)
+    batch_within_s: float = Field(default=0.01, gt=0)
+    """How long a micro-batch waits for more turns unless `batch_size` arrive first. Faust's
+    `take_events` starts this wait afresh after every batch, even with turns queued, so
+    below saturation it is latency and idle engine time; a backlog still fills a batch
+    within it. Half rate, one worker, four paired replays: p50 274/296/252/264 ms at 0.05
+    s, 173/141/195/172 at 0.01 (docs/notes/issue-20.md, stop 15)."""
     idle_window_s: float = Field(default=900.0, gt=0)
     live_states: int = Field(default=2_000, ge=0)
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
