@@ -40,9 +40,10 @@ class StreamSettings(BaseSettings):
     batch_within_s: float = Field(default=0.01, gt=0)
     """How long a micro-batch waits for more turns unless `batch_size` arrive first. Faust's
     `take_events` starts this wait afresh after every batch, even with turns queued, so
-    below saturation it is latency and idle engine time; a backlog still fills a batch
-    within it. Half rate, one worker, four paired replays: p50 274/296/252/264 ms at 0.05
-    s, 173/141/195/172 at 0.01 (docs/notes/issue-20.md, stop 15)."""
+    below saturation it is latency and idle engine time. Half rate, one worker, four paired
+    replays: p50 274/296/252/264 ms at 0.05 s, 173/141/195/172 at 0.01; at full rate
+    (`bench stream`, one run each) 54.9 -> 52.0 assistant turns/s, within the spread
+    between runs (docs/notes/issue-20.md, stop 15)."""
     idle_window_s: float = Field(default=900.0, gt=0)
     live_states: int = Field(default=2_000, ge=0)
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
