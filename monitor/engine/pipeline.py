@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -171,6 +171,15 @@ class Engine:
         conversation (a redelivery or a replay) changes nothing and yields an outcome with
         `duplicate=True`; it is recognised before any parsing, so it costs nothing either.
         """
+        return list(self.outcomes(events, states))
+
+    def outcomes(
+        self, events: Sequence[TurnEvent], states: dict[str, ConversationState]
+    ) -> Iterator[TurnOutcome]:
+        """`process_batch`, one outcome at a time as each turn is applied: the batch is
+        parsed and embedded together first, then the turns are applied in order, and a
+        caller (the worker) can send a turn's records while the next is being judged.
+        Each outcome is final when yielded; `states` is complete once the iterator is."""
         repeated = order.duplicates_of(events, states)
         cfg = self.config
         work, cuts = [], []
@@ -189,10 +198,9 @@ class Engine:
         self._prewarm(work, extractions)
         extracted = iter(extractions)
         bounded_work, turn_cuts = iter(work), iter(cuts)
-        outcomes = []
         for event, duplicate in zip(events, repeated, strict=True):
             if duplicate:
-                outcomes.append(TurnOutcome(event=event, duplicate=True))
+                yield TurnOutcome(event=event, duplicate=True)
                 continue
             original, event, cut = event, next(bounded_work), next(turn_cuts)
             state = states.get(event.conversation_id)
@@ -203,8 +211,7 @@ class Engine:
             state.note_turn(event.turn_index, order.turn_digest(original), cfg.turn_digests)
             outcome.cut = {**cut, **outcome.cut}
             outcome.seconds = time.perf_counter() - started
-            outcomes.append(outcome)
-        return outcomes
+            yield outcome
 
     def summary(self, state: ConversationState) -> SessionSummary:
         n = state.assistant_turns
