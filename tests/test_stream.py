@@ -214,6 +214,9 @@ def test_engine_failure_dead_letters_only_that_turn(broker: str, workers: list[W
     assert [d["reason"] for d in letters] == ["processing_error: RuntimeError: injected "
                                               "engine fault"]
     assert json.loads(base64.b64decode(letters[0]["value_b64"]))["turn_index"] == 3
+    # the turns sent before the engine failed are not sent again by the turn-by-turn retry
+    scores = consume(broker, "skg.scores", until_idle=1.0)
+    assert len(scores) == len({r["id"] for r in scores}) == len(others)
     assert worker.proc is not None and worker.proc.poll() is None
 
 

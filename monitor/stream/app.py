@@ -5,9 +5,11 @@ Per micro-batch (`stream.take_events`):
 1. decode and validate every message; a bad one becomes a DeadLetter (nothing is dropped);
 2. load each conversation's state from the table and drop turns that are not newer than
    the state's last turn_index (idempotence: redelivered turns change nothing, emit nothing);
-3. run the engine (`Engine.process_batch`, the same function as `skg-monitor score`) in a
-   one-thread executor, so the event loop keeps heartbeating while batches stay in order;
-4. produce the outputs and WAIT for the broker to acknowledge them;
+3. run the engine (`Engine.outcomes`, the same code as `skg-monitor score`) in a one-thread
+   executor, so the event loop keeps heartbeating while batches stay in order; each turn's
+   records are handed to the producer as soon as the engine has that turn (`scored`), not
+   when the whole batch is done;
+4. WAIT for the broker to acknowledge every output of the batch (`settled`);
 5. only then write the new states to the table, and WAIT for the broker to acknowledge
    those changelog writes (`faust_fixes.DurableTable`: Faust's own flush before a commit
    can return early);
@@ -40,7 +42,7 @@ import time
 import weakref
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any, NoReturn, cast
 
 import faust
@@ -187,6 +189,19 @@ class Quarantine:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+@dataclass
+class Sending:
+    """One turn's records on their way to the broker (`Monitor.send_turn`)."""
+
+    item: tuple[EventT, TurnEvent]
+    outcome: TurnOutcome
+    delivery: asyncio.Future[list[Any]] | None = None
+    """The broker's acknowledgements (an exception in place of one a record did not get);
+    None: the turn had no records."""
+    failure: BaseException | None = None
+    """Why its records did not leave: an InputError (serialising) or a refused send."""
 
 
 class Monitor:
@@ -532,12 +547,12 @@ class Monitor:
         if not todo:
             return
         started = time.perf_counter()
-        todo, outcomes, states = await self.scored(todo, states)
-        if not todo:
+        sendings, states = await self.scored(todo, states)
+        if not sendings:
             return
-        per_turn = (time.perf_counter() - started) / len(todo)
+        per_turn = (time.perf_counter() - started) / len(sendings)
 
-        produced, produced_outcomes = await self.produce_outputs(todo, outcomes)
+        produced, produced_outcomes = await self.settled(sendings)
         if self.pager is not None:  # queues only; a background task posts
             self.pager.observe(produced_outcomes, {t.conversation_id: e.message.partition
                                                    for e, t in todo})
@@ -588,23 +603,48 @@ class Monitor:
 
     async def scored(
         self, todo: list[tuple[EventT, TurnEvent]], states: dict[str, ConversationState]
-    ) -> tuple[list[tuple[EventT, TurnEvent]], list[TurnOutcome],
-               dict[str, ConversationState]]:
-        """The engine on the whole batch, in its thread; if it fails, turn by turn from the
-        stored states (what failed is dead-lettered): the turns scored, their outcomes
-        and the states they were applied to."""
+    ) -> tuple[list[Sending], dict[str, ConversationState]]:
+        """The engine on the whole batch, in its thread, each turn's records handed to the
+        producer as soon as the engine yields that turn (`send_turn`): a turn early in the
+        batch does not wait for the rest to be judged. If the engine fails, turn by turn
+        from the stored states (what failed is dead-lettered); a turn already sent in the
+        failed attempt is not sent again (the engine is deterministic: the same state and
+        turn give the same records). Returns the sendings and the states they came from.
+        """
         loop = asyncio.get_running_loop()
+        arrived: asyncio.Queue[TurnOutcome | None] = asyncio.Queue()
+        turns = [t for _, t in todo]
+
+        def hand_over(outcome: TurnOutcome | None) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: the worker is gone
+                loop.call_soon_threadsafe(arrived.put_nowait, outcome)
+
+        def score() -> None:
+            try:
+                for outcome in self.engine.outcomes(turns, states):
+                    hand_over(outcome)
+            finally:
+                hand_over(None)  # after the last outcome: call_soon_threadsafe keeps order
+
+        scoring = loop.run_in_executor(self.executor, score)
+        sendings: list[Sending] = []
+        while (outcome := await arrived.get()) is not None:
+            sendings.append(await self.send_turn(todo[len(sendings)], outcome))
         try:
-            outcomes: list[TurnOutcome] = await loop.run_in_executor(
-                self.executor, self.engine.process_batch, [t for _, t in todo], states)
-            return todo, outcomes, states
+            await scoring
+            return sendings, states
         except Exception:
             log.exception("engine failed on a batch; retrying its turns one by one")
         # the failed attempt may have applied part of the batch: start again from the
         # stored states (LiveStates gave these objects away, so they are decoded anew)
-        states = self.load_states([t for _, t in todo])
-        todo, outcomes = await self.process_one_by_one(todo, states)
-        return todo, outcomes, states
+        sent = {(s.item[1].conversation_id, s.item[1].turn_index): s for s in sendings}
+        states = self.load_states(turns)
+        kept, outcomes = await self.process_one_by_one(todo, states)
+        again = []
+        for item, outcome in zip(kept, outcomes, strict=True):
+            earlier = sent.get((item[1].conversation_id, item[1].turn_index))
+            again.append(earlier if earlier is not None else await self.send_turn(item, outcome))
+        return again, states
 
     def store_states(self, todo: list[tuple[EventT, TurnEvent]],
                      states: dict[str, ConversationState], now: float) -> None:
@@ -788,55 +828,57 @@ class Monitor:
             out.append((self.alerts, dump_record(alert).encode("utf-8")))
         return out
 
-    async def produce_outputs(
-        self, todo: list[tuple[EventT, TurnEvent]], outcomes: list[TurnOutcome]
-    ) -> tuple[list[tuple[EventT, TurnEvent]], list[TurnOutcome]]:
-        """Produce every turn's records; a turn whose records cannot be serialised or are
-        refused by the broker for what it is (too large, invalid) is dead-lettered with the
-        reason, the others go on; any other produce error fails the batch (retried).
+    async def send_turn(self, item: tuple[EventT, TurnEvent], outcome: TurnOutcome
+                        ) -> Sending:
+        """Serialise one turn's records and hand them to the producer, in order; the
+        broker's acknowledgements are awaited later (`settled`). Serialising comes first,
+        so a failure there sends nothing for that turn."""
+        try:
+            records = self.serialise(outcome)
+        except Exception as exc:
+            log.exception("serialising the outputs of %s turn %s failed",
+                          outcome.event.conversation_id, outcome.event.turn_index)
+            return Sending(item, outcome, failure=InputError(
+                "serialise_error", f"{type(exc).__name__}: {exc}"))
+        key = item[1].conversation_id.encode("utf-8")
+        try:
+            pending = [await topic.send(key=key, value=value) for topic, value in records]
+        except Exception as exc:  # refused before it left (too large, say): see `settled`
+            return Sending(item, outcome, failure=exc)
+        return Sending(item, outcome, delivery=asyncio.gather(*pending, return_exceptions=True)
+                       if pending else None)
 
-        Serialising happens first for all turns, so a failure there sends nothing for that
-        turn. A produce refused for one record (too large, say) fails that turn only; the
-        broker being unreachable fails the dead letter too, and so the whole batch, which
+    async def settled(self, sendings: list[Sending]
+                      ) -> tuple[list[tuple[EventT, TurnEvent]], list[TurnOutcome]]:
+        """Wait for the broker to acknowledge every turn's records: the turns it took, in
+        order. A turn whose records could not be serialised or were refused by the broker
+        for what they are (too large, invalid) is dead-lettered with the reason, the others
+        go on; any other produce error fails the batch (retried): the broker being
+        unreachable fails the dead letter too, and so the whole batch, which
         `handle_until_done` then retries.
         """
-        kept: list[tuple[tuple[EventT, TurnEvent], TurnOutcome]] = []
-        records: list[list[tuple[faust.TopicT, bytes]]] = []
-        for item, outcome in zip(todo, outcomes, strict=True):
-            try:
-                records.append(self.serialise(outcome))
-            except Exception as exc:
-                log.exception("serialising the outputs of %s turn %s failed",
-                              outcome.event.conversation_id, outcome.event.turn_index)
-                await self.dead_letter(item[0], InputError(
-                    "serialise_error", f"{type(exc).__name__}: {exc}"))
-                continue
-            kept.append((item, outcome))
-        sent = await asyncio.gather(*(self._send_all(item[1].conversation_id, recs)
-                                      for (item, _), recs in zip(kept, records, strict=True)),
-                                    return_exceptions=True)
         done_items, done_outcomes = [], []
-        for (item, outcome), result in zip(kept, sent, strict=True):
-            if isinstance(result, BaseException):
-                if not isinstance(result, RECORD_REFUSED):
+        for sending in sendings:
+            failure = sending.failure
+            if failure is None and sending.delivery is not None:
+                results = await sending.delivery
+                failure = next((r for r in results if isinstance(r, BaseException)), None)
+            if isinstance(failure, InputError):
+                await self.dead_letter(sending.item[0], failure)
+                continue
+            if failure is not None:
+                if not isinstance(failure, RECORD_REFUSED):
                     # the broker, not this record (UnknownError from a broker that just
                     # came back, a timeout): fail the batch, which is retried
-                    raise result
-                await self.dead_letter(item[0], InputError(
-                    "produce_error", f"{type(result).__name__}: {result}"))
+                    raise failure
+                await self.dead_letter(sending.item[0], InputError(
+                    "produce_error", f"{type(failure).__name__}: {failure}"))
                 continue
-            done_items.append(item)
-            done_outcomes.append(outcome)
+            done_items.append(sending.item)
+            done_outcomes.append(sending.outcome)
         if self.evaluations is not None:  # OpenTelemetry events, after Kafka acknowledged
             self.evaluations.emit(done_outcomes)
         return done_items, done_outcomes
-
-    async def _send_all(self, conversation_id: str,
-                        records: list[tuple[faust.TopicT, bytes]]) -> None:
-        key = conversation_id.encode("utf-8")
-        pending = [await topic.send(key=key, value=value) for topic, value in records]
-        if pending:
-            await asyncio.gather(*pending)
 
     def observe(self, event: EventT, outcome: TurnOutcome, seconds: float, now: float) -> None:
         m = self.metrics
