@@ -179,7 +179,8 @@ class Engine:
         """`process_batch`, one outcome at a time as each turn is applied: the batch is
         parsed and embedded together first, then the turns are applied in order, and a
         caller (the worker) can send a turn's records while the next is being judged.
-        Each outcome is final when yielded; `states` is complete once the iterator is."""
+        Each outcome is final when yielded; `states` is complete once the iterator is
+        exhausted."""
         repeated = order.duplicates_of(events, states)
         cfg = self.config
         work, cuts = [], []

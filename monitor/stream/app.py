@@ -201,7 +201,8 @@ class Sending:
     """The broker's acknowledgements (an exception in place of one a record did not get);
     None: the turn had no records."""
     failure: BaseException | None = None
-    """Why its records did not leave: an InputError (serialising) or a refused send."""
+    """Why its records did not leave: an InputError (serialising failed) or what the
+    producer raised on `send` (`Monitor.settled` tells a refused record from the broker)."""
 
 
 class Monitor:
@@ -609,7 +610,10 @@ class Monitor:
         batch does not wait for the rest to be judged. If the engine fails, turn by turn
         from the stored states (what failed is dead-lettered); a turn already sent in the
         failed attempt is not sent again (the engine is deterministic: the same state and
-        turn give the same records). Returns the sendings and the states they came from.
+        turn give the same records). Only a failure that does not repeat in the same place
+        (memory running out, say) can fail such a turn on its own in the retry: it is then
+        dead-lettered although its records were sent. Returns the sendings and the states
+        they came from.
         """
         loop = asyncio.get_running_loop()
         arrived: asyncio.Queue[TurnOutcome | None] = asyncio.Queue()
