@@ -20,7 +20,6 @@ import pytest
 import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from prometheus_client import CollectorRegistry
 
 from monitor.contracts import TurnEvent
 from monitor.engine.state import (
@@ -31,9 +30,8 @@ from monitor.engine.state import (
     StateDecodeError,
     StateTooOld,
 )
-from monitor.kafka.settings import StreamSettings
 from monitor.stream import expiry
-from monitor.stream.metrics import Metrics
+from tests.worker_stubs import StubEngine, stub_monitor
 
 
 def _blob(plain: dict[str, Any]) -> bytes:
@@ -83,28 +81,8 @@ def test_a_version_1_state_is_migrated() -> None:
 
 # --- the worker's read, with a dict for the table -------------------------------------
 
-class _StubEngine:
-    version = "stub"
-    config = SimpleNamespace(trend_min_turns=3)
-
-
-class _DictTable(dict[bytes, bytes]):
-    """The table as a dict, with DurableTable's changelog calls (nothing is refused)."""
-
-    async def resend_refused(self) -> None:
-        return None
-
-    def forget_refused(self) -> None:
-        return None
-
-
 def _monitor(table: dict[bytes, bytes], **settings: Any) -> Any:
-    from monitor.stream.app import Monitor
-
-    engine: Any = _StubEngine()
-    monitor: Any = Monitor(StreamSettings(**settings), engine, Metrics(CollectorRegistry()))
-    monitor.table = _DictTable(table)
-    return monitor
+    return stub_monitor(StubEngine(), table, **settings)
 
 
 def _turn(cid: str, index: int = 5) -> TurnEvent:

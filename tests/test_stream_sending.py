@@ -7,30 +7,15 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterator, Sequence
-from types import SimpleNamespace
 from typing import Any
-
-from prometheus_client import CollectorRegistry
 
 from monitor.contracts import TurnEvent
 from monitor.engine.pipeline import TurnOutcome
-from monitor.kafka.settings import StreamSettings
-from monitor.stream.metrics import Metrics
+from tests.worker_stubs import StubEngine, stub_monitor
 
 
-class _Table(dict[bytes, bytes]):
-    async def resend_refused(self) -> None:
-        return None
-
-    def forget_refused(self) -> None:
-        return None
-
-
-class _GatedEngine:
+class _GatedEngine(StubEngine):
     """Yields the first turn, then waits until the test has seen it sent (or 5 s)."""
-
-    version = "stub"
-    config = SimpleNamespace(trend_min_turns=3)
 
     def __init__(self) -> None:
         self.first_sent = threading.Event()
@@ -44,11 +29,8 @@ class _GatedEngine:
             yield TurnOutcome(event=event)
 
 
-class _FailingEngine:
+class _FailingEngine(StubEngine):
     """Raises on the turn whose text is 'bad', in a batch and alone."""
-
-    version = "stub"
-    config = SimpleNamespace(trend_min_turns=3)
 
     def outcomes(self, events: Sequence[TurnEvent], states: dict[str, Any]
                  ) -> Iterator[TurnOutcome]:
@@ -63,10 +45,9 @@ class _FailingEngine:
 
 
 def _monitor(engine: Any) -> Any:
-    from monitor.stream.app import Monitor, Sending
+    from monitor.stream.app import Sending
 
-    monitor: Any = Monitor(StreamSettings(), engine, Metrics(CollectorRegistry()))
-    monitor.table = _Table()
+    monitor = stub_monitor(engine)
     monitor.sent = []
     monitor.letters = []
 
