@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from monitor.bench import machine
 from monitor.contracts import Role, TurnEvent
 from monitor.engine.extract import PARSE_BATCH
 from monitor.engine.protocols import Embedder, Vectors, Verifier
@@ -499,8 +500,7 @@ def run_engine_bench(sizes: BenchSizes | None = None, real: str | None = None,
     verifier = (verifier_cost(real, models)
                 if real is not None and sizes.verifier_cost else None)
     return {
-        "machine": {"cpus": os.cpu_count(),
-                    "load_avg_1m": [round(load_before[0], 2), round(os.getloadavg()[0], 2)]},
+        "machine": machine.describe(load_before),
         "sizes": asdict(sizes),
         "summary": {name: _summary(r) for name, r in results.items() if "floor" in r},
         "workloads": results,

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from monitor.bench import machine
 from monitor.bench.ceiling import CEILING_IN, CEILING_OUT
 from monitor.bench.engine import generate_workload
 from monitor.contracts import TurnEvent
@@ -228,8 +229,7 @@ def run_stream_bench(turns: int = 10_000, conversations: int = 250,
             result["half_rate"] = _half_rate(settings, half, max_turns_per_s / 2)
             result["targets"] = {"monitor_over_ceiling": ">= 0.3",  # issue 20's checks
                                  "half_rate_p99_ms": "<= 200"}
-            result["machine"] = {"cpus": os.cpu_count(),
-                                 "load_avg_1m": round(os.getloadavg()[0], 2)}
+            result["machine"] = machine.describe()
         finally:
             for worker in started:
                 worker.kill(signal.SIGTERM)

@@ -17,6 +17,7 @@ import statistics
 import time
 from typing import Any
 
+from monitor.bench import machine
 from monitor.bench.engine import generate_workload
 from monitor.bench.heavy import heavy_turn, run_heavy_engine
 from monitor.bench.stream import _turn_key, encoded, start_workers
@@ -120,5 +121,5 @@ def run_heavy_bench(repeats: int = 3, stream: bool = True) -> dict[str, Any]:
     if stream:
         result["stream"] = run_heavy_stream()
     result["target"] = {"heavy_turn_seconds": "<= 1", "others_delay_seconds": "<= 1"}
-    result["machine"] = {"cpus": os.cpu_count()}
+    result["machine"] = machine.describe()
     return result
