@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from monitor.engine import int8
+from monitor.engine.artefacts import built_once, default_cache_dir
 from monitor.engine.protocols import Embedder, Vectors
 
 __all__ = ["BACKENDS", "DEFAULT_BACKEND", "CachedEmbedder", "Embedder", "MiniLMEmbedder",
@@ -270,11 +272,6 @@ BACKENDS = ("onnx", "torch")
 DEFAULT_BACKEND = "onnx"
 
 
-def default_cache_dir() -> Path:
-    """Where built artefacts (the ONNX model) live unless told otherwise."""
-    return Path.home() / ".cache" / "skg-monitor"
-
-
 def _onnx_cache_key(model_dir: str) -> str:
     """Hash of the model files plus the versions of everything that shapes the ONNX file.
 
@@ -345,22 +342,10 @@ def onnx_model_file(cache_dir: Path | None = None) -> Path:
     lock and lands with os.replace, so concurrent processes (two workers) never see a
     partial file and build it only once.
     """
-    import fcntl
-
     model_dir = _model_path()
     directory = cache_dir or default_cache_dir()
-    directory.mkdir(parents=True, exist_ok=True)
     target = directory / f"all-MiniLM-L6-v2.{_onnx_cache_key(model_dir)}.int8.onnx"
-    if target.exists():
-        return target
-    with (directory / (target.name + ".lock")).open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not target.exists():
-                _build_onnx(model_dir, target)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    return target
+    return built_once(target, lambda path: _build_onnx(model_dir, path))
 
 
 class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
@@ -395,9 +380,10 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
+        exact = int8.file_for_this_cpu(  # the same integers on every CPU (engine.int8)
+            model_file, model_file.stem, model_file.parent)
         self._session: Any = ort.InferenceSession(
-            str(model_file), options, providers=["CPUExecutionProvider"]
-        )
+            str(exact), options, providers=["CPUExecutionProvider"])
         self.model_file = model_file
         dim = int(json.loads((Path(path) / "config.json").read_text())["hidden_size"])
         super().__init__(tokenizer, dim)

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from monitor.engine import int8
+from monitor.engine.artefacts import default_cache_dir
 from monitor.engine.protocols import Judgement, PairVerdict, Verifier, verdicts
 
 __all__ = ["Judgement", "OnnxVerifier", "PairVerdict", "Verifier", "default_verifier",
@@ -50,7 +52,8 @@ class OnnxVerifier:
     """
 
     def __init__(
-        self, model_dir: Path = MODEL_DIR, threads: int = 2, cache_size: int = 20_000
+        self, model_dir: Path = MODEL_DIR, threads: int = 2, cache_size: int = 20_000,
+        cache_dir: Path | None = None,
     ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -68,7 +71,10 @@ class OnnxVerifier:
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(blob, options, providers=["CPUExecutionProvider"])
+        exact = int8.file_for_this_cpu(  # the same integers on every CPU (engine.int8)
+            model_dir / MODEL_FILE, f"verifier.{digest[:16]}", cache_dir or default_cache_dir())
+        self._session = ort.InferenceSession(
+            str(exact), options, providers=["CPUExecutionProvider"])
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(_MAX_LENGTH, strategy="longest_first")
@@ -127,14 +133,15 @@ def _feed(ids: list[int], type_ids: list[int]) -> dict[str, np.ndarray]:
     }
 
 
-def default_verifier(threads: int = 2) -> OnnxVerifier:
-    """One verifier per process and thread count (the model and its cache are shared by
-    every caller); `threads` pair calls run at once, each on one core."""
-    return _verifier_for(threads)
+def default_verifier(threads: int = 2, cache_dir: Path | None = None) -> OnnxVerifier:
+    """One verifier per process, thread count and cache directory (the model and its cache
+    are shared by every caller); `threads` pair calls run at once, each on one core;
+    `cache_dir` holds its exact-integer rewrite on a CPU without VNNI (engine.int8)."""
+    return _verifier_for(threads, cache_dir)
 
 
 @cache
-def _verifier_for(threads: int) -> OnnxVerifier:
-    # keyed by the value: `default_verifier()` and `default_verifier(2)` are one model
+def _verifier_for(threads: int, cache_dir: Path | None) -> OnnxVerifier:
+    # keyed by the values: `default_verifier()` and `default_verifier(2)` are one model
     # (a cache on `default_verifier` itself keys them apart and loaded it twice)
-    return OnnxVerifier(threads=threads)
+    return OnnxVerifier(threads=threads, cache_dir=cache_dir)

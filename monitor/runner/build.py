@@ -82,7 +82,7 @@ def build_engine(
     if verifier is None:
         from monitor.engine.verifier import default_verifier
 
-        verifier = default_verifier(models.threads)
+        verifier = default_verifier(models.threads, models.cache_dir)
     return Engine(config or EngineConfig(), embedder, extractor, QualityScorers(verifier),
                   verifier)
 

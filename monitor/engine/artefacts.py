@@ -1,0 +1,37 @@
+"""Files the models are built into on first use: built once per machine, never partial.
+
+Two builders share this: the embedder's int8 ONNX export (`engine.embedder`) and the
+exact-integer rewrite of either model for a CPU without VNNI (`engine.int8`). Each names
+its file by a hash of everything that shapes it, so a stale file is never reused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+
+def default_cache_dir() -> Path:
+    """Where built artefacts live unless told otherwise (the shell reads SKG_CACHE_DIR)."""
+    return Path.home() / ".cache" / "skg-monitor"
+
+
+def built_once(target: Path, build: Callable[[Path], None]) -> Path:
+    """`target`, calling `build(target)` first if it does not exist yet.
+
+    Building happens under an exclusive file lock and `build` must land the file with
+    os.replace, so concurrent processes (two workers) never see a partial file and build
+    it only once."""
+    import fcntl
+
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with (target.parent / (target.name + ".lock")).open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not target.exists():
+                build(target)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return target
