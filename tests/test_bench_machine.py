@@ -41,7 +41,7 @@ def test_every_bench_result_carries_the_machine(tmp_path: Path) -> None:
     written = json.loads(out.read_text())
     assert written["figure"] == 1
     assert set(written["machine"]) == {"cpu_model", "int8_instructions", "cpus",
-                                       "onnxruntime", "load_avg_1m"}
+                                       "onnxruntime", "int8_exact_rewrite", "load_avg_1m"}
     assert written["machine"]["onnxruntime"] == version("onnxruntime")
 
 
