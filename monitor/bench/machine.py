@@ -21,6 +21,7 @@ from monitor.engine import int8
 INT8_FLAGS = ("avx2", "avx512f", *sorted(int8.VNNI_FLAGS))
 """The instruction sets that pick onnxruntime's int8 kernels on x86-64."""
 
+
 def parse_cpuinfo(text: str) -> dict[str, Any]:
     """The first processor's model name and which of `INT8_FLAGS` it has."""
     model = next((line.partition(":")[2].strip() for line in text.splitlines()

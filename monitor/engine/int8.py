@@ -61,12 +61,12 @@ def exact_weights(model: bytes) -> bytes:
     proto = onnx.load_from_string(model)
     constant = {tensor.name: tensor for tensor in proto.graph.initializer}
     shifted: set[str] = set()
-    int8 = onnx.TensorProto.INT8
+    signed = onnx.TensorProto.INT8
     for node in proto.graph.node:
         if node.op_type != "MatMulInteger" or len(node.input) < 4:
             continue  # no zero point given: int8 weights with zero point 0 stay as they are
         weight, zero = constant.get(node.input[1]), constant.get(node.input[3])
-        if weight is None or zero is None or weight.data_type != int8 or zero.data_type != int8:
+        if weight is None or zero is None or {weight.data_type, zero.data_type} != {signed}:
             continue  # both constant int8, or this product is not ours to rewrite
         for tensor in (weight, zero):
             if tensor.name not in shifted:
@@ -94,7 +94,11 @@ def file_for_this_cpu(source: Path, keyed_name: str, cache_dir: Path) -> Path:
 
         with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".build-",
                                          delete=False) as out:
-            out.write(exact_weights(source.read_bytes()))
+            try:
+                out.write(exact_weights(source.read_bytes()))
+            except BaseException:
+                os.unlink(out.name)  # no half-written file left behind
+                raise
         os.replace(out.name, target)
 
     return built_once(cache_dir / f"{keyed_name}.{RECIPE}.onnx", build)

@@ -9,6 +9,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from google.protobuf.message import DecodeError
 from onnx import TensorProto, helper, numpy_helper
 
 from monitor.engine import int8
@@ -145,3 +146,14 @@ def test_the_verifier_computes_the_exact_integers_on_this_cpu(tmp_path: Path) ->
         verifier = OnnxVerifier(cache_size=0, threads=1, cache_dir=cache)
         [judged] = verifier.judge([(premise, hypothesis)])
         assert abs(judged.contradiction - float(probs[2])) < 1e-4
+
+
+def test_a_failed_rewrite_leaves_no_file(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "model.onnx"
+    source.write_bytes(b"not a model")
+    monkeypatch.setattr(int8, "int8_is_exact_here", lambda: False)
+    with pytest.raises(DecodeError):
+        int8.file_for_this_cpu(source, "model.bad", tmp_path / "cache")
+    left = [p.name for p in (tmp_path / "cache").iterdir()]
+    assert left == [f"model.bad.{int8.RECIPE}.onnx.lock"]
