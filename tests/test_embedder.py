@@ -71,6 +71,26 @@ def test_vector_independent_of_batch_mates_and_position(any_embedder: Any) -> No
     assert np.array_equal(any_embedder.embed(many)[-1], alone)
 
 
+def test_onnx_texts_of_one_length_share_a_call_and_keep_their_own_vectors(
+        onnx_embedder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"The {colour} car is parked outside." for colour in
+             ("red", "blue", "green", "black", "white", "grey")]
+    assert len({len(ids) for ids in onnx_embedder._tokenizer.ids(texts)}) == 1
+    alone = np.concatenate([onnx_embedder.embed([text]) for text in texts])
+    calls: list[int] = []
+    session = onnx_embedder._rows_session
+
+    class Counted:
+        def run(self, names: Any, feed: dict[str, np.ndarray]) -> Any:
+            calls.append(len(feed["input_ids"]))
+            return session.run(names, feed)
+
+    monkeypatch.setattr(onnx_embedder, "_rows_session", Counted())
+    together = onnx_embedder.embed([MATES[3], MATES[4], *texts])  # two other lengths
+    assert calls == [len(texts)]  # one call for the six, none for the two others
+    assert np.array_equal(together[2:], alone)
+
+
 def test_onnx_same_vectors_with_any_thread_count(onnx_cache: Path, onnx_embedder: Any) -> None:
     single = E.OnnxMiniLMEmbedder(threads=1, cache_dir=onnx_cache)
     texts = [TEXT, *MATES]

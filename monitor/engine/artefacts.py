@@ -1,7 +1,8 @@
 """Files the models are built into on first use: built once per machine, never partial.
 
-Two builders share this: the embedder's int8 ONNX export (`engine.embedder`) and the
-exact-integer rewrite of either model for a CPU without VNNI (`engine.int8`). Each names
+Three builders share this: the embedder's int8 ONNX export (`engine.embedder`), the
+exact-integer rewrite of either model for a CPU without VNNI (`engine.int8`) and the
+embedder's per-row rewrite for batches (`engine.rows`). Each names
 its file by a hash of everything that shapes it, so a stale file is never reused.
 """
 
@@ -35,3 +36,18 @@ def built_once(target: Path, build: Callable[[Path], None]) -> Path:
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return target
+
+
+def write_atomically(target: Path, make: Callable[[], bytes]) -> None:
+    """`make()`'s bytes written to a temporary file beside `target`, then moved onto it: a
+    failed `make` or write leaves no file behind (a `build` for `built_once`)."""
+    import os
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".build-", delete=False) as out:
+        try:
+            out.write(make())
+        except BaseException:
+            os.unlink(out.name)
+            raise
+    os.replace(out.name, target)

@@ -9,11 +9,12 @@ then depends only on the text (verified bit-for-bit in tests), at the cost of so
 compute on partly filled batches.
 
 Two backends share that tokenise/bucket/pad loop: the default `OnnxMiniLMEmbedder` (int8,
-onnxruntime, one row per call, built once from the packaged weights into a cache
-directory) and `MiniLMEmbedder` (fp32 torch, 16 rows per call); `make_embedder(backend,
-cache_dir=...)` picks one. Their vectors differ slightly (cosine ~0.99), so processes that
-must agree use the same. The backend and the cache directory are parameters: the shell
-(`monitor.runner.build`, the commands) reads SKG_EMBEDDER and SKG_CACHE_DIR, not this module.
+onnxruntime, texts of one token length in one call on a graph whose rows cannot see each
+other, built once from the packaged weights into a cache directory) and `MiniLMEmbedder`
+(fp32 torch, 16 rows per call); `make_embedder(backend, cache_dir=...)` picks one. Their
+vectors differ slightly (cosine ~0.99), so processes that must agree use the same. The
+backend and the cache directory are parameters: the shell (`monitor.runner.build`, the
+commands) reads SKG_EMBEDDER and SKG_CACHE_DIR, not this module.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ __all__ = ["BACKENDS", "DEFAULT_BACKEND", "CachedEmbedder", "Embedder", "MiniLME
 
 _LENGTH_BUCKETS = (8, 16, 32, 64, 128, 256)
 _BATCH_ROWS = 16
+_MIN_ROWS = 3
+"""The fewest texts of one length the ONNX backend runs as one batch: below, the per-row
+graph's extra operators cost more than the shared call saves (measured on 2 cores)."""
 
 
 class CachedEmbedder:
@@ -173,6 +177,8 @@ class _FixedShapeMiniLM:
     """
 
     _rows: int = _BATCH_ROWS
+    _fill_rows: bool = True
+    """Whether a short last batch is filled with empty texts (a fixed batch shape)."""
 
     def __init__(self, tokenizer: WordPieceTokenizer, dim: int) -> None:
         self._tokenizer = tokenizer
@@ -217,7 +223,7 @@ class _FixedShapeMiniLM:
             for start in range(0, len(indexes), rows):
                 chunk = indexes[start : start + rows]
                 batch = {k: v[start : start + rows] for k, v in encoded.items()}
-                if len(chunk) < rows:
+                if self._fill_rows and len(chunk) < rows:
                     pad = self._padding_rows(bucket, rows - len(chunk))
                     batch = {k: np.concatenate([v, pad[k]]) for k, v in batch.items()}
                 chunks.append(chunk)
@@ -349,21 +355,22 @@ def onnx_model_file(cache_dir: Path | None = None) -> Path:
 
 
 class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
-    """all-MiniLM-L6-v2 quantised to int8, run with onnxruntime one text per call.
+    """all-MiniLM-L6-v2 quantised to int8, run with onnxruntime; texts of one token length
+    share a call.
 
-    Dynamic int8 quantisation picks each activation tensor's scale from the whole tensor
-    (padding included), so a row's result would depend on its batch-mates; hence each call
-    holds ONE text, and throughput comes from running `threads` such calls at once (one
-    shared session, one intra-op thread per call). With a single row the shape only has to
-    be a function of the text, so the "bucket" is the text's own token count: padding to
-    8/16/32/... would cost about a third more time and, because pad positions widen the
-    quantisation range, lose accuracy on very short texts. Each text's vector depends only
-    on the text: bit-identical alone, in any batch and with any thread count. On 2 cores
-    about 2.5x the torch backend's batched throughput and 2-8 ms for one text; cosine
-    agreement with the torch fp32 vectors 0.993 on average (min 0.97, for one-word texts).
+    Each text runs at its own token count (no padding: pad positions would widen the
+    quantisation range and lose accuracy on very short texts). The shipped int8 graph
+    quantises each activation tensor with one scale, so a row's result would depend on its
+    batch-mates; a lone text therefore runs on that graph, and `_MIN_ROWS` or more texts of
+    one length run together on its per-row rewrite (`engine.rows`), which gives every row
+    the integers it gets alone. Each text's vector depends only on the text: bit-identical
+    alone, in any batch and with any thread count (tested). Calls run `threads` at a time
+    (one shared session per graph, one intra-op thread per call). Cosine agreement with
+    the torch fp32 vectors 0.993 on average (min 0.97, for one-word texts).
     """
 
-    _rows = 1
+    _rows = 32
+    _fill_rows = False
 
     @staticmethod
     def _bucket(n_tokens: int) -> int:
@@ -371,6 +378,8 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
 
     def __init__(self, threads: int = 2, cache_dir: Path | None = None) -> None:
         import onnxruntime as ort
+
+        from monitor.engine import rows
 
         path = _model_path()
         tokenizer = WordPieceTokenizer(path)
@@ -380,10 +389,13 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3
-        exact = int8.file_for_this_cpu(  # the same integers on every CPU (engine.int8)
+        alone = int8.file_for_this_cpu(  # the same integers on every CPU (engine.int8)
             model_file, model_file.stem, model_file.parent)
+        together = rows.file_for_batches(model_file, model_file.stem, model_file.parent)
         self._session: Any = ort.InferenceSession(
-            str(exact), options, providers=["CPUExecutionProvider"])
+            str(alone), options, providers=["CPUExecutionProvider"])
+        self._rows_session: Any = ort.InferenceSession(
+            str(together), options, providers=["CPUExecutionProvider"])
         self.model_file = model_file
         dim = int(json.loads((Path(path) / "config.json").read_text())["hidden_size"])
         super().__init__(tokenizer, dim)
@@ -395,12 +407,25 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
         return list(self._pool.map(self._run_batch, batches))
 
     def _run_batch(self, batch: dict[str, npt.NDArray[np.int64]]) -> Vectors:
-        hidden = self._session.run(None, batch)[0]
-        mask = batch["attention_mask"][..., None].astype(np.float32)
-        pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
-        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        result: Vectors = (pooled / norms).astype(np.float32)
-        return result
+        n = len(batch["input_ids"])
+        if n >= _MIN_ROWS:
+            hidden = self._rows_session.run(None, batch)[0]
+        else:
+            hidden = np.concatenate([
+                self._session.run(None, {k: v[i : i + 1] for k, v in batch.items()})[0]
+                for i in range(n)])
+        mask = batch["attention_mask"]
+        return np.concatenate([_pooled(hidden[i : i + 1], mask[i : i + 1]) for i in range(n)])
+
+
+def _pooled(hidden: npt.NDArray[np.float32], mask: npt.NDArray[np.int64]) -> Vectors:
+    """Mean over the unmasked tokens, L2-normalised: one row at a time, so a row's float
+    operations never depend on how many rows its call held."""
+    weights = mask[..., None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    result: Vectors = (pooled / norms).astype(np.float32)
+    return result
 
 
 def make_embedder(backend: str = DEFAULT_BACKEND, threads: int = 2,

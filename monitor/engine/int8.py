@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from monitor.engine.artefacts import built_once
+from monitor.engine.artefacts import built_once, write_atomically
 
 VNNI_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "amx_int8"})
 """/proc/cpuinfo flags of the instruction sets that sum int8 products in 32 bits."""
@@ -87,18 +87,6 @@ def file_for_this_cpu(source: Path, keyed_name: str, cache_dir: Path) -> Path:
     imports onnx, whose ml_dtypes extension alone cost a second at every start."""
     if int8_is_exact_here():
         return source
-
-    def build(target: Path) -> None:
-        import os
-        import tempfile
-
-        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".build-",
-                                         delete=False) as out:
-            try:
-                out.write(exact_weights(source.read_bytes()))
-            except BaseException:
-                os.unlink(out.name)  # no half-written file left behind
-                raise
-        os.replace(out.name, target)
-
-    return built_once(cache_dir / f"{keyed_name}.{RECIPE}.onnx", build)
+    return built_once(cache_dir / f"{keyed_name}.{RECIPE}.onnx",
+                      lambda target: write_atomically(
+                          target, lambda: exact_weights(source.read_bytes())))
