@@ -3,22 +3,23 @@
 onnxruntime's dynamic int8 quantisation (`DynamicQuantizeLinear`) picks one scale and one
 zero point for a whole activation tensor, so a text run in a batch gets other integers
 than the same text run alone; the engine therefore ran one text per call, and a short
-text then costs mostly the call itself (1.4 ms alone against 0.5 ms in a batch of eight,
-five tokens, one thread). `per_row` rewrites a model so that each row of the batch gets
-the scale and zero point it would get alone, computed by the formulas of the operator
-(min and max widened to include 0, range / 255, zero point rounded half to even,
-`QuantizeLinear` per row). `MatMulInteger` takes only one activation zero point, so the
-rewritten product uses 0 and subtracts zero point x column sum of the weights in int32:
-the same integers. A row's outputs are then bit-identical alone, in any batch, and to the
-original model run alone (tested), so nothing the engine measured moves.
+text then costs mostly the call itself (five tokens, one thread, 2 cores: 0.9-1.4 ms
+alone, 0.5-0.6 ms a text in a batch of eight). `per_row` rewrites a model so that each
+row of the batch gets the scale and zero point it would get alone, computed by the
+formulas of the operator (min and max widened to include 0, range / 255, zero point
+rounded half to even, `QuantizeLinear` per row). `MatMulInteger` takes only one
+activation zero point, so the rewritten product uses 0 and subtracts zero point x column
+sum of the weights in int32: the same integers. A row's outputs are then bit-identical
+alone, in any batch, and to the original model run alone (tested), so nothing the engine
+measured moves.
 
 Only the quantisation is made per row: every other operator of the graph must already
 treat rows alone. That holds for the embedder (its pooling is done in numpy, row by row);
 the verifier's graph pools with a `ReduceSum` whose float order changes with the batch
 size, so the verifier keeps one pair per call.
 
-The extra operators cost about 0.7 ms a call, so the embedder sends a batch through the
-rewrite only when it holds several texts of one length (`engine.embedder`).
+The extra operators cost 0.6-1.7 ms a call (4-64 tokens), so the embedder sends a batch
+through the rewrite only when it holds several texts of one length (`engine.embedder`).
 """
 
 from __future__ import annotations
