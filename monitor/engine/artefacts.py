@@ -40,7 +40,9 @@ def built_once(target: Path, build: Callable[[Path], None]) -> Path:
 
 def write_atomically(target: Path, make: Callable[[], bytes]) -> None:
     """`make()`'s bytes written to a temporary file beside `target`, then moved onto it: a
-    failed `make` or write leaves no file behind (a `build` for `built_once`)."""
+    failed `make` or write leaves no file behind (a `build` for `built_once`). The file is
+    readable by all (a temporary file is private), so workers run by other users can
+    share the cache directory, as they share the model file the embedder builds."""
     import os
     import tempfile
 
@@ -50,4 +52,5 @@ def write_atomically(target: Path, make: Callable[[], bytes]) -> None:
         except BaseException:
             os.unlink(out.name)
             raise
+    os.chmod(out.name, 0o644)
     os.replace(out.name, target)

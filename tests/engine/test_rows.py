@@ -95,6 +95,7 @@ def test_the_file_for_batches_is_built_once_per_cpu_kind(
     built = rows.file_for_batches(source, "model.abc", cache)
     assert built.name == f"model.abc.{rows.RECIPE}.onnx"
     assert built.read_bytes() == rows.per_row(source.read_bytes())
+    assert built.stat().st_mode & 0o777 == 0o644  # other users' workers can read it
     monkeypatch.setattr(int8, "int8_is_exact_here", lambda: False)
     exact = rows.file_for_batches(source, "model.abc", cache)
     assert exact.name == f"model.abc.{rows.RECIPE}.{int8.RECIPE}.onnx"
