@@ -2,8 +2,8 @@
 
 Three builders share this: the embedder's int8 ONNX export (`engine.embedder`), the
 exact-integer rewrite of either model for a CPU without VNNI (`engine.int8`) and the
-embedder's per-row rewrite for batches (`engine.rows`). Each names
-its file by a hash of everything that shapes it, so a stale file is never reused.
+embedder's per-row rewrite for batches (`engine.rows`). Each names its file by a hash of
+everything that shapes it, so a stale file is never reused.
 """
 
 from __future__ import annotations

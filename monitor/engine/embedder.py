@@ -3,10 +3,11 @@
 Determinism is the hard requirement here. A transformer's output for a text changes in the
 last bits with the shape of the batch it runs in (padding length and batch size pick
 different BLAS kernels), and the Faust worker batches differently from the offline CLI. So
-the default embedder always runs the model on a *fixed* shape: texts are padded to a
-length bucket and every batch is padded with empty rows to a fixed size. Each text's vector
-then depends only on the text (verified bit-for-bit in tests), at the cost of some wasted
-compute on partly filled batches.
+each backend makes a text's vector a function of the text alone (verified bit-for-bit in
+tests): the torch backend runs fixed shapes (texts padded to a length bucket, every batch
+filled with empty rows to a fixed size, at the cost of some wasted compute); the ONNX
+default runs each text at its own token count, alone or beside texts of the same count on
+a graph whose rows cannot see each other (`engine.rows`).
 
 Two backends share that tokenise/bucket/pad loop: the default `OnnxMiniLMEmbedder` (int8,
 onnxruntime, texts of one token length in one call on a graph whose rows cannot see each
@@ -170,9 +171,10 @@ class _FixedShapeMiniLM:
     """The tokenise / bucket / pad loop shared by the MiniLM backends.
 
     Texts are grouped by length bucket, tokenised padded to the bucket length and cut into
-    batches of exactly `_rows` rows (the last one filled with empty texts). A backend only
-    supplies `_run_batch`, which turns one such fixed-shape batch into pooled, L2-normalised
-    vectors (one per row), and may override `_run_batches` to run batches concurrently.
+    batches of at most `_rows` rows (with `_fill_rows`, the last one is filled with empty
+    texts to exactly `_rows`). A backend only supplies `_run_batch`, which turns one batch
+    into pooled, L2-normalised vectors (one per row), and may override `_run_batches` to
+    run batches concurrently.
     Tokenisation stays on the calling thread.
     """
 
