@@ -6,12 +6,12 @@ than the same text run alone; the engine therefore ran one text per call, and a 
 text then costs mostly the call itself (five tokens, one thread, 2 cores: 0.9-1.4 ms
 alone, 0.5-0.6 ms a text in a batch of eight). `per_row` rewrites a model so that each
 row of the batch gets the scale and zero point it would get alone, computed by the
-formulas of the operator (min and max widened to include 0, range / 255, zero point
-rounded half to even, `QuantizeLinear` per row). `MatMulInteger` takes only one
-activation zero point, so the rewritten product uses 0 and subtracts zero point x column
-sum of the weights in int32: the same integers. A row's outputs are then bit-identical
-alone, in any batch, and to the original model run alone (tested), so nothing the engine
-measured moves.
+formulas of the operator (min and max widened to include 0, range / 255 or 1 for an
+all-zero row, zero point rounded half to even, `QuantizeLinear` per row).
+`MatMulInteger` takes only one activation zero point, so the rewritten product uses 0
+and subtracts zero point x column sum of the weights in int32: the same integers. A
+row's outputs are then bit-identical alone, in any batch, and to the original model run
+alone (tested), so nothing the engine measured moves.
 
 Only the quantisation is made per row: every other operator of the graph must already
 treat rows alone. That holds for the embedder (its pooling is done in numpy, row by row);
@@ -29,7 +29,7 @@ from pathlib import Path
 from monitor.engine import int8
 from monitor.engine.artefacts import built_once, write_atomically
 
-RECIPE = "rows-v1"
+RECIPE = "rows-v2"
 """Part of every rewritten file's name: bump it when `per_row` changes."""
 
 
@@ -74,7 +74,10 @@ def per_row(model: bytes) -> bytes:
             helper.make_node("Min", [p + "min", zero], [p + "lo"]),
             helper.make_node("Max", [p + "max", zero], [p + "hi"]),
             helper.make_node("Sub", [p + "hi", p + "lo"], [p + "range"]),
-            helper.make_node("Div", [p + "range", top], [scale]),
+            # an all-zero row: the operator takes scale 1, and 255 / 255 is exactly 1
+            helper.make_node("Equal", [p + "range", zero], [p + "empty"]),
+            helper.make_node("Where", [p + "empty", top, p + "range"], [p + "span"]),
+            helper.make_node("Div", [p + "span", top], [scale]),
             helper.make_node("Div", [p + "lo", scale], [p + "lo_steps"]),
             helper.make_node("Sub", [zero, p + "lo_steps"], [p + "zp_raw"]),
             helper.make_node("Clip", [p + "zp_raw", zero, top], [p + "zp_clipped"]),
@@ -89,7 +92,8 @@ def per_row(model: bytes) -> bytes:
         zero_points[zp] = p + "zp_int32"
     rewritten: list[onnx.NodeProto] = []
     for node in nodes:
-        if node.op_type != "MatMulInteger" or node.input[2] not in zero_points:
+        if (node.op_type != "MatMulInteger" or len(node.input) < 3
+                or node.input[2] not in zero_points):
             rewritten.append(node)
             continue
         a, weight, a_zero, *rest = node.input
