@@ -45,9 +45,6 @@ __all__ = ["BACKENDS", "DEFAULT_BACKEND", "CachedEmbedder", "Embedder", "MiniLME
 
 _LENGTH_BUCKETS = (8, 16, 32, 64, 128, 256)
 _BATCH_ROWS = 16
-_MIN_ROWS = 3
-"""The fewest texts of one length the ONNX backend runs as one batch: below, the per-row
-graph's extra operators cost more than the shared call saves (measured on 2 cores)."""
 
 
 class CachedEmbedder:
@@ -181,6 +178,8 @@ class _FixedShapeMiniLM:
     _rows: int = _BATCH_ROWS
     _fill_rows: bool = True
     """Whether a short last batch is filled with empty texts (a fixed batch shape)."""
+    _min_rows: int = 1
+    """A last batch with fewer rows is cut into batches of one row each."""
 
     def __init__(self, tokenizer: WordPieceTokenizer, dim: int) -> None:
         self._tokenizer = tokenizer
@@ -222,9 +221,9 @@ class _FixedShapeMiniLM:
         rows = self._rows
         for bucket, indexes in sorted(by_bucket.items()):
             encoded = self._tokenizer.pad([ids[i] for i in indexes], bucket)
-            for start in range(0, len(indexes), rows):
-                chunk = indexes[start : start + rows]
-                batch = {k: v[start : start + rows] for k, v in encoded.items()}
+            for start, stop in self._spans(len(indexes)):
+                chunk = indexes[start:stop]
+                batch = {k: v[start:stop] for k, v in encoded.items()}
                 if self._fill_rows and len(chunk) < rows:
                     pad = self._padding_rows(bucket, rows - len(chunk))
                     batch = {k: np.concatenate([v, pad[k]]) for k, v in batch.items()}
@@ -233,6 +232,17 @@ class _FixedShapeMiniLM:
         for chunk, vectors in zip(chunks, self._run_batches(batches), strict=True):
             out[chunk] = vectors[: len(chunk)]
         return out
+
+    def _spans(self, n: int) -> list[tuple[int, int]]:
+        """(start, stop) of the batches `n` texts of one bucket are cut into."""
+        spans: list[tuple[int, int]] = []
+        for start in range(0, n, self._rows):
+            stop = min(start + self._rows, n)
+            if stop - start >= self._min_rows:
+                spans.append((start, stop))
+            else:
+                spans.extend((i, i + 1) for i in range(start, stop))
+        return spans
 
     def _run_batches(self, batches: list[dict[str, npt.NDArray[np.int64]]]) -> list[Vectors]:
         return [self._run_batch(batch) for batch in batches]
@@ -363,7 +373,7 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
     Each text runs at its own token count (no padding: pad positions would widen the
     quantisation range and lose accuracy on very short texts). The shipped int8 graph
     quantises each activation tensor with one scale, so a row's result would depend on its
-    batch-mates; a lone text therefore runs on that graph, and `_MIN_ROWS` or more texts of
+    batch-mates; a lone text therefore runs on that graph, and `_min_rows` or more texts of
     one length run together on its per-row rewrite (`engine.rows`), which gives every row
     the integers it gets alone. Each text's vector depends only on the text: bit-identical
     alone, in any batch and with any thread count (tested). Calls run `threads` at a time
@@ -373,6 +383,7 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
 
     _rows = 32
     _fill_rows = False
+    _min_rows = 3  # below, the per-row graph's extra operators cost more than a call saves
 
     @staticmethod
     def _bucket(n_tokens: int) -> int:
@@ -410,12 +421,7 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
 
     def _run_batch(self, batch: dict[str, npt.NDArray[np.int64]]) -> Vectors:
         n = len(batch["input_ids"])
-        if n >= _MIN_ROWS:
-            hidden = self._rows_session.run(None, batch)[0]
-        else:
-            hidden = np.concatenate([
-                self._session.run(None, {k: v[i : i + 1] for k, v in batch.items()})[0]
-                for i in range(n)])
+        hidden = (self._session if n == 1 else self._rows_session).run(None, batch)[0]
         mask = batch["attention_mask"]
         return np.concatenate([_pooled(hidden[i : i + 1], mask[i : i + 1]) for i in range(n)])
 
