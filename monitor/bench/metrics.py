@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 
 def binary_metrics(tp: int, fp: int, fn: int, tn: int | None = None) -> dict[str, float | int]:
@@ -19,3 +20,12 @@ def binary_metrics(tp: int, fp: int, fn: int, tn: int | None = None) -> dict[str
         out["tn"] = tn
         out["mcc"] = round((tp * tn - fp * fn) / denom, 4) if denom else 0.0
     return out
+
+
+def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
+    """Area under the ROC curve of `scores` separating labels 1 from 0; None with one class."""
+    from sklearn.metrics import roc_auc_score
+
+    if len(set(labels)) < 2:
+        return None
+    return round(float(roc_auc_score(labels, scores)), 4)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from monitor.bench.metrics import roc_auc
 from monitor.config import MFSSWeights
 from monitor.contracts import MFSSScore
 from monitor.engine import claims
@@ -55,14 +56,6 @@ def load_truthfulqa(path: Path) -> list[Question]:
                      _split(row["Correct Answers"]), _split(row["Incorrect Answers"]))
             for row in csv.DictReader(handle)
         ]
-
-
-def _auc(labels: Sequence[int], scores: Sequence[float]) -> float | None:
-    from sklearn.metrics import roc_auc_score
-
-    if len(set(labels)) < 2:
-        return None
-    return round(float(roc_auc_score(labels, scores)), 4)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -150,7 +143,7 @@ def _value(score: MFSSScore, factor: str) -> float:
 
 def _aucs(selected: Sequence[Row]) -> dict[str, float | None]:
     labels = [r[2] for r in selected]
-    return {f: _auc(labels, [_value(r[3], f) for r in selected]) for f in FACTORS}
+    return {f: roc_auc(labels, [_value(r[3], f) for r in selected]) for f in FACTORS}
 
 
 def _diagnostics(questions: Sequence[Question], rows: Sequence[Row], parsed: _Parsed,
@@ -169,13 +162,13 @@ def _diagnostics(questions: Sequence[Question], rows: Sequence[Row], parsed: _Pa
     per_question: list[float] = []
     for q in questions:
         sel = [r for r in rows if r[0] is q]
-        auc = _auc([r[2] for r in sel], [r[3].total for r in sel])
+        auc = roc_auc([r[2] for r in sel], [r[3].total for r in sel])
         if auc is not None:
             per_question.append(auc)
     return {
-        "auc_reference_factors_only": _auc([r[2] for r in rows],
+        "auc_reference_factors_only": roc_auc([r[2] for r in rows],
                                            [reference_total(r[3]) for r in rows]),
-        "auc_reference_factors_only_excluding_best_answer": _auc(
+        "auc_reference_factors_only_excluding_best_answer": roc_auc(
             [r[2] for r in not_best], [reference_total(r[3]) for r in not_best]),
         "mean_per_question_auc_total": _mean(per_question),
         "questions_with_both_kinds": len(per_question),
@@ -197,7 +190,7 @@ def _categories(questions: Sequence[Question], rows: Sequence[Row]) -> dict[str,
             "questions": sum(1 for q in questions if q.category == category),
             "mean_total_correct": _mean([r[3].total for r in sel if r[2] == 1]),
             "mean_total_incorrect": _mean([r[3].total for r in sel if r[2] == 0]),
-            "auc_total": _auc([r[2] for r in sel], [r[3].total for r in sel]),
+            "auc_total": roc_auc([r[2] for r in sel], [r[3].total for r in sel]),
         }
     return categories
 

@@ -134,6 +134,24 @@ def bench_blind(
     write_result(name, run_blind_bench(turns, labels, split), output)
 
 
+@app.command("evidence")
+def bench_evidence(
+    turns: Path = Path("benchmarks/probe_blind/turns.jsonl"),
+    labels: Path = Path("benchmarks/probe_blind/labels.jsonl"),
+    split: Annotated[str, typer.Option(help="dev (choose models here), test or all")] = "dev",
+    model_dir: Annotated[Path | None, typer.Option(
+        help="a verifier folder (model, tokenizer, card) other than the shipped one")] = None,
+    output: Path | None = None,
+) -> None:
+    """The verifier alone on the blind probe's sentences: labelled contradictions against
+    the near pairs of clean conversations (ROC AUC, counts over thresholds)."""
+    from monitor.bench.evidence import run_evidence_bench
+    from monitor.engine.verifier import OnnxVerifier
+
+    verifier = OnnxVerifier(model_dir) if model_dir else None
+    write_result(f"evidence-{split}", run_evidence_bench(turns, labels, split, verifier), output)
+
+
 @app.command("trend")
 def bench_trend(
     file: Annotated[Path, typer.Argument(help="MT-Bench-101 mtbench101.jsonl")],
