@@ -53,3 +53,15 @@ def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
 ])
 def test_questions_and_pleasantries_set_nothing(user: str) -> None:
     assert constraints_in(user, 0) == []
+
+
+def test_a_certificate_names_the_rule_as_the_user_set_it() -> None:
+    from monitor.engine.constraints import rule_phrase
+
+    assert rule_phrase("vegan") == "a vegan diet"
+    assert rule_phrase("nut-free") == "a nut-free diet"
+    assert rule_phrase("coeliac") == "coeliac disease"
+    assert rule_phrase("driving") == "not driving"
+    assert rule_phrase("peanut") == "'no peanut'"
+    [rule] = constraints_in("we're vegan, so keep it plant-based", 0)
+    assert rule_phrase(rule.label) == "a vegan diet"

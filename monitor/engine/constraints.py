@@ -43,6 +43,7 @@ class _Tables:
     openers: re.Pattern[str]
     not_after_no: frozenset[str]
     other_food_after: frozenset[str]
+    phrases: dict[str, str]
 
 
 @cache
@@ -86,7 +87,17 @@ def tables() -> _Tables:
             + r")\s+([^.;:!?()]+)", re.I),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
+        phrases=dict(config["rule_phrases"]),
     )
+
+
+def rule_phrase(label: str) -> str:
+    """How a certificate names what the user set: "a vegan diet", "coeliac disease", "'no
+    peanut'" (not "'no vegan'": a diet is not a food to say no to)."""
+    t = tables()
+    if label in t.phrases:
+        return t.phrases[label]
+    return f"a {label} diet" if label in t.diets else f"'no {label}'"
 
 
 def _singular(word: str) -> str:

@@ -46,7 +46,7 @@ from monitor.engine import (
     trend,
 )
 from monitor.engine.claims import claims_from_extraction
-from monitor.engine.constraints import broken_by, constraints_in
+from monitor.engine.constraints import broken_by, constraints_in, rule_phrase
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
@@ -792,7 +792,7 @@ class Engine:
                 prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
                 found[(sentence, rule.sentence)] = (-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence, claim, prior,
-                    f"{word} is ruled out by 'no {rule.label}'"), 1.0)
+                    f"{word} is ruled out by {rule_phrase(rule.label)}"), 1.0)
         return list(found.values())
 
     def _candidates(self, state: ConversationState, fact: Fact, turn: int,
