@@ -695,7 +695,9 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
             sys.exit(f"no checkpoint in {ckpt_dir}")
         source = found
     state = torch.load(source, weights_only=False)
-    settings = Settings(**state["settings"])  # the checkpoint's own, whatever the flags say
+    # the checkpoint's own settings, whatever the flags say; a field added since it was
+    # written (an export setting such as per_channel) takes the recipe's value
+    settings = Settings(**{**asdict(PHASES[args.phase]), **state["settings"]})
     model = build_model(model_dir, settings)
     model.load_state_dict(state["model"])
     model.eval()
