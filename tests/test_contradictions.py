@@ -139,3 +139,31 @@ def test_probe_suite_meets_precision_and_recall_targets() -> None:
     assert result["conversations"] >= 60
     assert overall["precision"] >= 0.90, result["mistakes"]
     assert overall["recall"] >= 0.75, result["mistakes"]
+
+
+def test_an_answer_that_restates_the_users_cap_as_more_is_a_user_fact() -> None:
+    user = "need a new washing machine. max £450, and the space is 60cm wide."
+    answer = ("With your budget of around £600, you could comfortably stretch to the "
+              "Samsung.")
+    certs = run([("user", user), ("assistant", "Here are three options under £450."),
+                 ("user", "ok, any tips for installing it myself?"), ("assistant", answer)])
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("user_fact", 3, 0)]
+    assert "£600 vs the user's cap of £450" in certs[0].explanation
+
+
+@pytest.mark.parametrize("answer", [
+    "With your £450 budget, the Beko fits comfortably.",  # the cap itself
+    "The Samsung costs around £600, so it is over your budget.",  # a price, not the budget
+])
+def test_a_budget_within_the_cap_or_a_price_is_not_a_cap_broken(answer: str) -> None:
+    assert run([("user", "need a new washing machine. max £450."),
+                ("assistant", "Here are three options under £450."),
+                ("user", "thanks"), ("assistant", answer)]) == []
+
+
+def test_a_user_who_raised_the_cap_licenses_the_new_budget() -> None:
+    assert run([("user", "need a new washing machine. max £450."),
+                ("assistant", "Here are three options under £450."),
+                ("user", "actually I can stretch to £650 now."),
+                ("assistant", "With your budget of around £600, the Samsung fits.")]) == []

@@ -227,3 +227,30 @@ def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int
             or any(kind is None or amounts.comparable(kind, a) for a in measured(sentence)))
         for turn, speaker, sentence, _ in statements
     )
+
+
+_YOUR_BUDGET = re.compile(r"\byour\b(?:\s+[^\s,;:.]+){0,3}?\s+budget\b|\bbudget\b", re.I)
+_SECOND_PERSON = re.compile(r"\byour\b", re.I)
+
+
+def budget_restated(new: str, old: str) -> tuple[Amount, Amount] | None:
+    """The answer restates the user's spending cap as an amount the cap rules out.
+
+    "max £450" (a user's cap, an upper bound in money) against "with your budget of around
+    £600": the two sentences share no word and their embeddings are far apart, so the
+    aligned-sentence test never compares them; but an answer that names *your budget*
+    speaks of the same thing as any cap the user set in that currency.
+    """
+    if not _SECOND_PERSON.search(new):
+        return None
+    caps = [b for b in measured(old)
+            if b.quantity.dimension.startswith("currency") and b.shape == "upper"]
+    for a in measured(new):
+        if not a.quantity.dimension.startswith("currency") or a.shape == "upper":
+            continue  # "keep it under £500" restates a cap; it does not claim a budget
+        if not _YOUR_BUDGET.search(phrase(new, a)):
+            continue
+        for b in caps:
+            if amounts.comparable(a, b) and amounts.incompatible(*amounts.as_thresholds(a, b)):
+                return a, b
+    return None

@@ -742,6 +742,13 @@ class Engine:
             for old_turn, speaker, old_sentence, old_context in state.statements:
                 if old_turn >= turn or speaker in {"user-question", "user-revision"}:
                     continue
+                budget = (aligned.budget_restated(sentence, old_sentence)
+                          if speaker == "user" else None)
+                if budget is not None and not aligned.user_gave_amount(
+                        state.statements, old_turn, turn, budget[0]):
+                    found.append(self._budget_finding(
+                        sentence, context, old_sentence, old_context, turn, old_turn, budget))
+                    continue
                 if speaker == "user" and not cues.speaks_of_self(old_sentence):
                     continue  # a puzzle's data, not what the user says of their situation
                 if aligned.names_differ(sentence, old_sentence) or aligned.other_one(
@@ -775,6 +782,20 @@ class Engine:
                     detector, confidence, new, old,
                     f"{clash[0].surface} vs {clash[1].surface}"), alignment))
         return found
+
+    def _budget_finding(
+        self, sentence: str, context: str, old_sentence: str, old_context: str, turn: int,
+        old_turn: int, clash: tuple[amounts.Amount, amounts.Amount],
+    ) -> tuple[int, contradiction.Finding, float]:
+        """The answer names the user's budget as an amount the user's cap rules out
+        (`aligned.budget_restated`): both sentences speak of one thing by construction."""
+        shared = {"budget"}
+        new = _statement_fact(sentence, context, "assistant", turn, clash[0], shared)
+        old = _statement_fact(old_sentence, old_context, "user", old_turn, clash[1], shared)
+        return (-1, contradiction.Finding(
+            "user_fact", self.config.amount_confidence, new, old,
+            f"{clash[0].surface} vs the user's cap of {clash[1].surface}"),
+            self.config.page_alignment)
 
     def _constraint_findings(
         self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]]
