@@ -209,6 +209,24 @@ def test_instructions_to_do_different_things_are_not_compared() -> None:
                                       "The plant flowers on old wood.", ("plant",))
 
 
+def test_advice_is_not_compared_with_a_statement_of_fact() -> None:
+    from monitor.engine.verdict import VerdictStage, instruction_against_statement
+
+    assert instruction_against_statement("Keep the gravel mulch topped up.", ("user",),
+                                         "Lavender hates sitting in wet soil.", ("lavender",))
+    assert not instruction_against_statement("Lavender is thirsty.", ("lavender",),
+                                             "Lavender is drought-tolerant.", ("lavender",))
+    assert not instruction_against_statement("Cut the whole plant back hard.", ("user",),
+                                             "Don't cut back mopheads in spring.", ("user",))
+    state = ConversationState("c")
+    state.add_assertions([Assertion(1, "assistant", "Lavender hates sitting in wet soil.", "",
+                                    ("lavender",))], 10)
+    stage = VerdictStage(EngineConfig(verifier_similarity=-1.0), ScriptedVerifier(),
+                         lambda texts: np.ones((len(texts), 4), dtype=np.float32) / 2)
+    assert stage._candidates(state, 3, ["Keep the gravel mulch topped up."], [""],
+                             [("user",)]) == []
+
+
 def test_a_users_own_statement_is_no_instruction() -> None:
     """ "I don't drive" has the user as subject too; against the assistant's "Pick up a hire
     car and drive" it is still compared (the user said it, so it is a fact, not a step)."""

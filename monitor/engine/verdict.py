@@ -126,8 +126,11 @@ class VerdictStage:
         def allowed(i: int, prior: Assertion) -> bool:
             if heads[i] and prior.subjects and not set(heads[i]) & set(prior.subjects):
                 return False  # "the museum is open" / "the library is closed"
-            if prior.speaker == "assistant" and different_instructions(
-                    sentences[i], heads[i], prior.sentence, prior.subjects):
+            if prior.speaker == "assistant" and (
+                    different_instructions(sentences[i], heads[i], prior.sentence,
+                                           prior.subjects)
+                    or instruction_against_statement(sentences[i], heads[i], prior.sentence,
+                                                     prior.subjects)):
                 return False  # "Chop the chocolate." / "Shape the filling into a log."
             return comparable(state, turn, sentences[i], contexts[i], prior)
 
@@ -176,6 +179,15 @@ def different_instructions(sentence: str, subjects: Sequence[str], prior: str,
     "I don't drive" also has the user as its subject, and is no instruction."""
     ours, theirs = instruction(sentence, subjects), instruction(prior, prior_subjects)
     return ours is not None and theirs is not None and ours != theirs
+
+
+def instruction_against_statement(sentence: str, subjects: Sequence[str], prior: str,
+                                  prior_subjects: Sequence[str]) -> bool:
+    """Advice and a statement of fact are different acts: "Keep the gravel mulch topped
+    up." does not contradict "It hates sitting in wet soil", however the verifier, which
+    learnt on statements, scores the pair. Both must be the assistant's (see above)."""
+    return (instruction(sentence, subjects) is None) != (instruction(prior, prior_subjects)
+                                                          is None)
 
 
 def comparable(
