@@ -219,8 +219,9 @@ def test_advice_is_not_compared_with_a_statement_of_fact() -> None:
     assert not instruction_against_statement("Cut the whole plant back hard.", ("user",),
                                              "Don't cut back mopheads in spring.", ("user",))
     state = ConversationState("c")
-    state.add_assertions([Assertion(1, "assistant", "Lavender hates sitting in wet soil.", "",
-                                    ("lavender",))], 10)
+    # no parsed subject on the old side, so only the new veto can keep the pair apart
+    state.add_assertions([Assertion(1, "assistant", "Sharp drainage matters most.", "", ())],
+                         10)
     stage = VerdictStage(EngineConfig(verifier_similarity=-1.0), ScriptedVerifier(),
                          lambda texts: np.ones((len(texts), 4), dtype=np.float32) / 2)
     assert stage._candidates(state, 3, ["Keep the gravel mulch topped up."], [""],
