@@ -183,15 +183,18 @@ def test_genai_spans_in_scores_out_and_evaluation_events_parented_to_the_spans(
         assert sorted(canonical(s) for s in scores) == sorted(
             canonical(json.loads(dump_record(r))) for r in offline)
         certs = consume(broker, "skg.certificates", until_idle=1.0)
-        assert [(c["turn_index"], c["detector"]) for c in certs] == [(7, "negation")]
+        # turn 7 says the hotel has parking (turn 5: it has none) and that the user's budget
+        # is 1,000 GBP (turn 0: 600 GBP max)
+        assert sorted((c["turn_index"], c["detector"]) for c in certs) == [
+            (7, "negation"), (7, "user_fact")]
 
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and len(sink.records) < 5:
+        while time.monotonic() < deadline and len(sink.records) < 6:
             time.sleep(0.5)
     finally:
         sink.close()
     records = list(sink.records)
-    assert len(records) == 5  # 4 turn scores + 1 certificate
+    assert len(records) == 6  # 4 turn scores + 2 certificates
     by_id = {}
     for rec in records:
         attrs = {kv.key: kv.value for kv in rec.attributes}
@@ -205,10 +208,11 @@ def test_genai_spans_in_scores_out_and_evaluation_events_parented_to_the_spans(
         assert attrs["gen_ai.evaluation.name"].string_value == "skg.turn_quality"
         assert attrs["gen_ai.evaluation.score.value"].double_value == s["quality"]
         assert attrs["gen_ai.conversation.id"].string_value == cid
-    rec, attrs = by_id[certs[0]["id"]]
-    assert attrs["gen_ai.evaluation.score.label"].string_value == "negation"
-    assert attrs["gen_ai.evaluation.explanation"].string_value == certs[0]["explanation"]
-    assert rec.span_id == spans[7].span_id.to_bytes(8, "big")
+    for cert in certs:
+        rec, attrs = by_id[cert["id"]]
+        assert attrs["gen_ai.evaluation.score.label"].string_value == cert["detector"]
+        assert attrs["gen_ai.evaluation.explanation"].string_value == cert["explanation"]
+        assert rec.span_id == spans[7].span_id.to_bytes(8, "big")
 
 
 README_RECEIVER = ("curl -s http://127.0.0.1:4318/v1/traces -H 'Content-Type: application/json' "

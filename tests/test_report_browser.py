@@ -87,10 +87,13 @@ def test_examples_report_in_chromium(scored: list[str], browser: Any,
     assert section.locator("svg.chart circle.dot").count() == sum(
         1 for r in reports if r.conversation_id == cid for _ in r.scores)
     cards = section.locator("article.cert-card")
-    mine = [c for c in certs if c.conversation_id == cid]
+    # cards in the order of the conversation: by turn, then by the turn each one conflicts with
+    mine = sorted((c for c in certs if c.conversation_id == cid),
+                  key=lambda c: (c.turn_index, c.conflicts_with, c.id))
     assert cards.count() == len(mine)
     assert cards.first.locator("blockquote mark").count() >= 2
-    assert mine[0].explanation in cards.first.inner_text()
+    for i, cert in enumerate(mine):
+        assert cert.explanation in cards.nth(i).inner_text()
     assert section.locator("svg.kg g.node").count() >= 2
     assert section.locator("svg.kg g.edge.conflict").count() >= 1
     # a certificate badge on the turn jumps to its card and keeps the conversation open
