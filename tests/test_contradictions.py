@@ -155,6 +155,7 @@ def test_an_answer_that_restates_the_users_cap_as_more_is_a_user_fact() -> None:
 @pytest.mark.parametrize("answer", [
     "With your £450 budget, the Beko fits comfortably.",  # the cap itself
     "The Samsung costs around £600, so it is over your budget.",  # a price, not the budget
+    "The budget model costs £600, and your kitchen has room for it.",  # not *your* budget
 ])
 def test_a_budget_within_the_cap_or_a_price_is_not_a_cap_broken(answer: str) -> None:
     assert run([("user", "need a new washing machine. max £450."),

@@ -229,7 +229,9 @@ def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int
     )
 
 
-_YOUR_BUDGET = re.compile(r"\byour\b(?:\s+[^\s,;:.]+){0,3}?\s+budget\b|\bbudget\b", re.I)
+_YOUR_BUDGET = re.compile(r"\byour\b(?:\s+[^\s,;:.]+){0,3}?\s+budget\b", re.I)
+"""The user's budget named in the amount's own clause: "your budget of around £600", "your
+£450 budget"; not "the budget model costs £600" in a sentence that says "your" elsewhere."""
 _SECOND_PERSON = re.compile(r"\byour\b", re.I)
 
 
