@@ -853,7 +853,7 @@ user updates) decide which pairs it sees.
 
 Its int8 products are exact only where the CPU has VNNI; on one without (AVX2 alone) the
 engine loads the weights as uint8 + 128, the same products by kernels that cannot saturate
-(`monitor/engine/int8.py`). For the previous model, measured on an AVX2-only EPYC, the dev
+(`monitor/engine/int8.py`). For the phase-4 model, measured on an AVX2-only EPYC, the dev
 figures reproduced there on 12 of 14 sources (the float parts use other vector kernels).
 """
 
