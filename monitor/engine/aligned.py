@@ -232,7 +232,6 @@ def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int
 _YOUR_BUDGET = re.compile(r"\byour\b(?:\s+[^\s,;:.]+){0,3}?\s+budget\b", re.I)
 """The user's budget named in the amount's own clause: "your budget of around £600", "your
 £450 budget"; not "the budget model costs £600" in a sentence that says "your" elsewhere."""
-_SECOND_PERSON = re.compile(r"\byour\b", re.I)
 
 
 def budget_restated(new: str, old: str) -> tuple[Amount, Amount] | None:
@@ -243,8 +242,8 @@ def budget_restated(new: str, old: str) -> tuple[Amount, Amount] | None:
     aligned-sentence test never compares them; but an answer that names *your budget*
     speaks of the same thing as any cap the user set in that currency.
     """
-    if not _SECOND_PERSON.search(new):
-        return None
+    if not _YOUR_BUDGET.search(new):
+        return None  # cheap first: no amount's clause can name it either
     caps = [b for b in measured(old)
             if b.quantity.dimension.startswith("currency") and b.shape == "upper"]
     for a in measured(new):
