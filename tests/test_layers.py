@@ -209,7 +209,8 @@ def test_light_commands_load_neither_torch_nor_spacy(tmp_path: Path) -> None:
 
 def test_scoring_loads_neither_torch_nor_transformers(tmp_path: Path) -> None:
     """`score` needs spaCy, onnxruntime and `tokenizers`, not torch (thinc would import it
-    with spaCy), transformers (the tokenizer) or scipy.stats (the trend quantile)."""
+    with spaCy), transformers (the tokenizer), scipy.stats (the trend quantile) or spaCy's
+    command line (`spacy.cli`: requests for `download`, weasel for the others)."""
     turns = tmp_path / "turns.jsonl"
     turns.write_text(
         '{"conversation_id": "c", "turn_index": 0, "role": "user", "text": "Hi, 2 people."}\n'
@@ -222,7 +223,8 @@ def test_scoring_loads_neither_torch_nor_transformers(tmp_path: Path) -> None:
         f"result = CliRunner().invoke(app, ['score', {str(turns)!r}])\n"
         "assert result.exit_code == 0, result.output\n"
         "assert 'spacy' in sys.modules\n"
-        "print(sorted(m for m in ('torch', 'transformers', 'scipy.stats') if m in sys.modules))\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'scipy.stats', 'spacy.cli',"
+        " 'requests', 'weasel') if m in sys.modules))\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             cwd=ROOT, timeout=300)

@@ -10,10 +10,13 @@ and scope so that the detectors can refuse to compare a hypothetical with an ass
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import threading
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from monitor import data
@@ -257,27 +260,58 @@ def _is_negated(head: Any) -> bool:
 
 
 def _import_spacy() -> Any:
-    """`import spacy` without torch.
+    """`import spacy` without torch and without spaCy's command line.
 
     thinc (spaCy's model library) imports torch whenever it is installed, only to offer
     its PyTorch wrappers; the small English pipeline runs on thinc's numpy ops and never
     uses them, and the import costs about a second and 300 MB at start. So while spaCy is
     first imported, `import torch` fails (thinc then records "no torch"); a process that
     has already imported torch keeps it. The parse is the same either way (the offline
-    output was compared byte for byte)."""
+    output was compared byte for byte).
+
+    spaCy's `__init__` also imports `spacy.cli.info` for `spacy.info`, and with it every
+    spaCy command (`download` brings requests and urllib3, the others weasel): a quarter
+    of a second of every start, for commands this process never runs. While spaCy is
+    first imported, `spacy.cli` and `spacy.cli.info` are stand-ins (`_cli_stand_ins`); they
+    are removed afterwards, so a later `import spacy.cli` loads the real package, and
+    `spacy.info` loads the real function when it is first called."""
     import sys
 
     if "spacy" in sys.modules or "torch" in sys.modules:
         import spacy
 
         return spacy
-    sys.modules["torch"] = None  # type: ignore[assignment]
+    stand_ins = {"torch": None, **_cli_stand_ins()}
+    sys.modules.update(stand_ins)  # type: ignore[arg-type]
     try:
         import spacy
     finally:
-        if sys.modules.get("torch", 0) is None:
-            del sys.modules["torch"]
+        for name, module in stand_ins.items():
+            if sys.modules.get(name, 0) is module:
+                del sys.modules[name]
+    if "spacy.cli" in stand_ins and getattr(spacy, "cli", None) is stand_ins["spacy.cli"]:
+        delattr(spacy, "cli")  # the real package is imported (and set) on first use
     return spacy
+
+
+def _cli_stand_ins() -> dict[str, types.ModuleType]:
+    """Modules that take the place of `spacy.cli` and `spacy.cli.info` while spaCy is
+    imported (see `_import_spacy`): the package keeps the real directory as its path, and
+    `info` imports the real command when it is first called."""
+    spec = importlib.util.find_spec("spacy")
+    if spec is None or spec.origin is None:
+        return {}
+    package = types.ModuleType("spacy.cli")
+    package.__path__ = [str(Path(spec.origin).parent / "cli")]
+    info_module = types.ModuleType("spacy.cli.info")
+
+    def info(*args: Any, **kwargs: Any) -> Any:
+        from spacy.cli.info import info as real_info
+
+        return real_info(*args, **kwargs)
+
+    info_module.info = info  # type: ignore[attr-defined]
+    return {"spacy.cli": package, "spacy.cli.info": info_module}
 
 
 class RuleExtractor:
