@@ -20,7 +20,6 @@ commands) reads SKG_EMBEDDER and SKG_CACHE_DIR, not this module.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -36,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from monitor.engine import int8
-from monitor.engine.artefacts import built_once, default_cache_dir
+from monitor.engine.artefacts import built_once, default_cache_dir, tree_digest
 from monitor.engine.protocols import Embedder, Vectors
 
 __all__ = ["BACKENDS", "DEFAULT_BACKEND", "CachedEmbedder", "Embedder", "MiniLMEmbedder",
@@ -290,22 +289,16 @@ BACKENDS = ("onnx", "torch")
 DEFAULT_BACKEND = "onnx"
 
 
-def _onnx_cache_key(model_dir: str) -> str:
+def _onnx_cache_key(model_dir: str, cache_dir: Path | None = None) -> str:
     """Hash of the model files plus the versions of everything that shapes the ONNX file.
 
     The versions come from the installed packages' metadata, not from importing them
     (importing torch costs a second at every start); they are the same strings as the
-    modules' `__version__` (tests/test_embedder.py checks)."""
-    digest = hashlib.sha256()
-    for header in (_ONNX_RECIPE, *(version(name) for name in _SHAPING_PACKAGES)):
-        digest.update(header.encode() + b"\0")
-    root = Path(model_dir)
-    for file in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(str(file.relative_to(root)).encode() + b"\0")
-        with file.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()[:24]
+    modules' `__version__` (tests/test_embedder.py checks). The files' own digest is
+    remembered in the cache directory (`artefacts.tree_digest`)."""
+    headers = (_ONNX_RECIPE, *(version(name) for name in _SHAPING_PACKAGES))
+    seed = b"".join(header.encode() + b"\0" for header in headers)
+    return tree_digest(Path(model_dir), cache_dir or default_cache_dir(), seed)[:24]
 
 
 def _build_onnx(model_dir: str, target: Path) -> None:
@@ -362,7 +355,7 @@ def onnx_model_file(cache_dir: Path | None = None) -> Path:
     """
     model_dir = _model_path()
     directory = cache_dir or default_cache_dir()
-    target = directory / f"all-MiniLM-L6-v2.{_onnx_cache_key(model_dir)}.int8.onnx"
+    target = directory / f"all-MiniLM-L6-v2.{_onnx_cache_key(model_dir, directory)}.int8.onnx"
     return built_once(target, lambda path: _build_onnx(model_dir, path))
 
 
@@ -392,7 +385,7 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
     def __init__(self, threads: int = 2, cache_dir: Path | None = None) -> None:
         import onnxruntime as ort
 
-        from monitor.engine import rows
+        from monitor.engine import rows, sessions
 
         path = _model_path()
         tokenizer = WordPieceTokenizer(path)
@@ -405,10 +398,10 @@ class OnnxMiniLMEmbedder(_FixedShapeMiniLM):
         alone = int8.file_for_this_cpu(  # the same integers on every CPU (engine.int8)
             model_file, model_file.stem, model_file.parent)
         together = rows.file_for_batches(model_file, model_file.stem, model_file.parent)
-        self._session: Any = ort.InferenceSession(
-            str(alone), options, providers=["CPUExecutionProvider"])
-        self._rows_session: Any = ort.InferenceSession(
-            str(together), options, providers=["CPUExecutionProvider"])
+        self._session: Any = sessions.optimised_session(
+            alone, alone.stem, options, model_file.parent)
+        self._rows_session: Any = sessions.optimised_session(
+            together, together.stem, options, model_file.parent)
         self.model_file = model_file
         dim = int(json.loads((Path(path) / "config.json").read_text())["hidden_size"])
         super().__init__(tokenizer, dim)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from monitor.engine import int8
+from monitor.engine import int8, sessions
 from monitor.engine.artefacts import default_cache_dir
 from monitor.engine.protocols import Judgement, PairVerdict, Verifier, verdicts
 
@@ -71,10 +71,13 @@ class OnnxVerifier:
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
+        cache = cache_dir or default_cache_dir()
+        keyed = f"verifier.{digest[:16]}"
         exact = int8.file_for_this_cpu(  # the same integers on every CPU (engine.int8)
-            model_dir / MODEL_FILE, f"verifier.{digest[:16]}", cache_dir or default_cache_dir())
-        self._session = ort.InferenceSession(
-            str(exact), options, providers=["CPUExecutionProvider"])
+            model_dir / MODEL_FILE, keyed, cache)
+        if exact != model_dir / MODEL_FILE:
+            keyed = exact.stem  # the rewrite's own name: keyed by the hash and its recipe
+        self._session = sessions.optimised_session(exact, keyed, options, cache)
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(_MAX_LENGTH, strategy="longest_first")
