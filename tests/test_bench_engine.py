@@ -4,9 +4,13 @@ profile summary. No model is loaded (fake embedder, extractor and verifier)."""
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
+from monitor.bench import growth
 from monitor.bench.engine import Models, measure_floor, run_workload, timed_run
 from monitor.bench.longform import (
     MAX_WORDS,
@@ -151,3 +155,32 @@ def test_profile_summary_counts_self_time_and_stages() -> None:
     assert summary["top_self_rest"][0]["function"] == "_normal (monitor/engine/pipeline.py)"
     assert [e["function"] for e in summary["top_inclusive_monitor"]] == [
         "process_batch (monitor/engine/pipeline.py)", "_normal (monitor/engine/pipeline.py)"]
+
+
+def _dialogues(count: int, exchanges: int) -> list[dict[str, Any]]:
+    return [{"task": "T", "id": d, "history": [
+        {"user": f"Question {d}.{k}?", "bot": f"Answer {d}.{k} is fine. It holds."}
+        for k in range(exchanges)]} for d in range(count)]
+
+
+def test_growth_probes_are_disjoint_runs_and_the_prefix_comes_after_them() -> None:
+    turns = growth.dialogue_turns(_dialogues(12, 4))  # 8 turns a dialogue
+    runs, prefix = growth.probes_and_prefix(turns, probes=2, late_at=30)
+    assert [len(r) for r in runs] == [growth.PROBE_TURNS] * 2
+    assert runs[0][0] == ("user", "Question 0.0?") and runs[1][0] == ("user", "Question 3.0?")
+    assert len(prefix) == 30 and prefix[0] == ("user", "Question 6.0?")  # after both probes
+    assert not {text for _, text in prefix} & {text for r in runs for _, text in r}
+    with pytest.raises(ValueError, match="need 2 probes"):
+        growth.probes_and_prefix(turns, probes=2, late_at=60)
+
+
+def test_growth_times_the_same_turns_early_and_late() -> None:
+    models = Models(CountingEmbedder(), _Extractor(), _Verifier)
+    result = growth.real_latency_growth(models, _dialogues(12, 4), probes=2, late_at=30,
+                                        repeats=2)
+    assert [p["assistant_turns"] for p in result["probes"]] == [10, 10]
+    for probe in result["probes"]:
+        assert probe["early_ms"] > 0 and probe["late_ms"] > 0
+        assert probe["ratio"] == pytest.approx(probe["late_ms"] / probe["early_ms"], abs=0.01)
+    assert result["ratio_median"] == round(
+        statistics.median(p["ratio"] for p in result["probes"]), 3)

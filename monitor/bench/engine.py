@@ -15,7 +15,8 @@ parses those texts once, the model embeds them once (one call, no cache) and a f
 verifier judges those pairs once. engine seconds / floor seconds says how close the engine
 is to what its models cost; a profile (`monitor.bench.profile`) of one more run says where
 the rest goes. Medians are reported because the machine is shared and noisy; the latency
-ratio compares two windows of the same run.
+ratio compares two windows of the same run, and `monitor.bench.growth` the same real turns
+early and late.
 """
 
 from __future__ import annotations
@@ -445,11 +446,14 @@ class BenchSizes:
     long_turns: int = 2_000
     verifier_cost: bool = True
     profile: bool = True
+    growth_probes: int = 5
+    """MT-Bench-101 probes timed early and late (`monitor.bench.growth`); 0: none."""
 
     @classmethod
     def quick(cls) -> BenchSizes:
         return cls(conversations=40, turns=20, real_limit=60, long_conversations=12,
-                   long_answers=2, repeats=1, long_turns=240, verifier_cost=False)
+                   long_answers=2, repeats=1, long_turns=240, verifier_cost=False,
+                   growth_probes=1)
 
 
 def workload_events(name: str, sizes: BenchSizes, real: str | None) -> list[TurnEvent]:
@@ -497,6 +501,14 @@ def run_engine_bench(sizes: BenchSizes | None = None, real: str | None = None,
         results[name] = run_workload(workload_events(name, sizes, real), models,
                                      sizes.repeats, sizes.profile)
     growth = latency_growth(models, sizes.long_turns)
+    growth_real = None
+    if real is not None and sizes.growth_probes:
+        from pathlib import Path
+
+        from monitor.bench.growth import real_latency_growth
+        from monitor.bench.real import load_rows
+
+        growth_real = real_latency_growth(models, load_rows(Path(real)), sizes.growth_probes)
     verifier = (verifier_cost(real, models)
                 if real is not None and sizes.verifier_cost else None)
     return {
@@ -505,6 +517,7 @@ def run_engine_bench(sizes: BenchSizes | None = None, real: str | None = None,
         "summary": {name: _summary(r) for name, r in results.items() if "floor" in r},
         "workloads": results,
         **growth,
+        "latency_real_text": growth_real,
         "mtbench101_verifier": verifier,
         "targets": {"mtbench101_assistant_turns_per_s": ">= 150",
                     "long_markdown_assistant_turns_per_s": ">= 40",
