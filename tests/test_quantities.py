@@ -10,12 +10,15 @@ from hypothesis import strategies as st
 
 from monitor.engine.quantities import (
     _CANON,
+    _FACTORS,
     _UNITS,
     _UNITS_CS,
     Quantity,
+    _conversion,
     _ureg,
     parse_number,
     parse_quantities,
+    pint_conversion,
     same_value,
 )
 
@@ -258,6 +261,16 @@ def test_unit_table_dimensions_match_pint() -> None:
         target = _CANON[dim][1]
         got = ureg.Quantity(1.0, pint_unit).to(target)  # raises if dimension is wrong
         assert got.magnitude > 0, surface
+
+
+def test_the_stored_unit_factors_are_pints_own() -> None:
+    """unit_factors.toml holds every unit, with exactly pint's numbers; after a change to
+    the units run `python scripts/gen_unit_factors.py`."""
+    for surface, (pint_unit, dim, _mult) in {**_UNITS, **_UNITS_CS}.items():
+        target = _CANON[dim][1]
+        assert (pint_unit, target) in _FACTORS, f"{surface}: run scripts/gen_unit_factors.py"
+        assert _FACTORS[(pint_unit, target)] == pint_conversion(pint_unit, target), surface
+    assert _conversion("fortnight", "second") == pint_conversion("fortnight", "second")
 
 
 # ------------------------------------------------------------------ properties

@@ -328,13 +328,30 @@ def _ureg() -> Any:
     return pint.UnitRegistry()
 
 
+_FACTORS: dict[tuple[str, str], tuple[float, float]] = {
+    (unit, target): (float(factor), float(offset))
+    for target, units in data.tables("unit_factors.toml")["factors"].items()
+    for unit, (factor, offset) in units.items()
+}
+
+
 @functools.cache
 def _conversion(pint_unit: str, target: str) -> tuple[float, float]:
     """(factor, offset) with canonical = value * factor + offset; cached per unit.
 
     Every supported unit is affine in its canonical unit (temperatures have an offset),
-    so two pint conversions per unit and then plain arithmetic keep parsing fast.
+    so two pint conversions per unit and then plain arithmetic keep parsing fast. pint's
+    answers for the units of the table are in `unit_factors.toml`, written by
+    `scripts/gen_unit_factors.py` (a test holds it equal to pint): importing pint and
+    building its registry cost 0.45-0.55 s on the first unit of every process. A unit
+    the file lacks is asked of pint.
     """
+    known = _FACTORS.get((pint_unit, target))
+    return known if known is not None else pint_conversion(pint_unit, target)
+
+
+def pint_conversion(pint_unit: str, target: str) -> tuple[float, float]:
+    """(factor, offset) of `pint_unit` in `target`, computed by pint."""
     ureg = _ureg()
     zero = float(ureg.Quantity(0.0, pint_unit).to(target).magnitude)
     one = float(ureg.Quantity(1.0, pint_unit).to(target).magnitude)
