@@ -6,9 +6,10 @@ a process loads, every time `skg-monitor score` or a worker starts. onnxruntime 
 the graph it optimised (`optimized_model_filepath`); a session over that file with
 optimisation off runs the same graph, so it computes the same numbers (bit for bit,
 tested) and starts in a third of the time. The file is built once into the cache
-directory (`artefacts.built_once`). At the default level the saved graph may hold
-kernels chosen for this CPU, so its name carries onnxruntime's version and a hash of the
-CPU's flags besides the source's own keyed name.
+directory (`artefacts.built_once`); where the cache cannot be written, the session
+optimises in memory as before. At the default level the saved graph may hold kernels
+chosen for this CPU, so its name carries onnxruntime's version and a hash of the CPU's
+flags besides the source's own keyed name.
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ def optimised_session(model: Path, keyed_name: str, options: Any, cache_dir: Pat
     are the session's (threads, logging): they are used to save the graph too."""
     import onnxruntime as ort
 
-    saved = built_once(cache_dir / f"{keyed_name}.{_environment_key(ort.__version__)}.onnx",
-                       lambda target: _save_optimised(model, target, options))
+    try:
+        saved = built_once(
+            cache_dir / f"{keyed_name}.{_environment_key(ort.__version__)}.onnx",
+            lambda target: _save_optimised(model, target, options))
+    except OSError:  # a cache that cannot be written: optimise in memory, as before
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     return ort.InferenceSession(str(saved), options, providers=["CPUExecutionProvider"])
 

@@ -42,6 +42,18 @@ def test_a_saved_optimised_graph_gives_the_same_numbers(tmp_path: Path) -> None:
     assert file.stat().st_mtime_ns == before  # saved once, then loaded
 
 
+def test_a_cache_that_cannot_be_written_costs_only_the_saving(tmp_path: Path) -> None:
+    model = MODEL_DIR / MODEL_FILE
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory")
+    session = sessions.optimised_session(model, "verifier.test", _options(), blocked / "cache")
+    plain = ort.InferenceSession(str(model), _options(), providers=["CPUExecutionProvider"])
+    ids = np.array([[101, 2023, 2003, 1037, 3231, 102, 2009, 2003, 102]])
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
+            "token_type_ids": np.array([[0] * 6 + [1] * 3])}
+    assert np.array_equal(session.run(None, feed)[0], plain.run(None, feed)[0])
+
+
 def test_the_tree_digest_is_remembered_until_a_file_changes(tmp_path: Path) -> None:
     root, cache = tmp_path / "model", tmp_path / "cache"
     root.mkdir()
