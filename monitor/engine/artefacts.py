@@ -63,13 +63,15 @@ def tree_digest(root: Path, cache_dir: Path, seed: bytes = b"") -> str:
 
     Reading 90 MB of packaged weights to name the embedder's file cost 70-80 ms of every
     start, so the digest is remembered in `cache_dir`, under a hash of the seed and of the
-    files' paths, sizes and modification times (what `make` and ccache trust): a file that
-    changes is hashed again; one that does not is read once per installation."""
+    files' paths, sizes, modification and change times and inodes (a reinstall makes new
+    files, whatever times it copies): a file that changes is hashed again; one that does
+    not is read once per installation."""
     files = sorted(p for p in root.rglob("*") if p.is_file())
     seen = hashlib.sha256(seed + str(root.resolve()).encode() + b"\0")
     for file in files:
         stat = file.stat()
-        seen.update(f"{file.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        seen.update(f"{file.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}\0"
+                    f"{stat.st_ctime_ns}\0{stat.st_ino}\0".encode())
     remembered = cache_dir / "digests" / f"{seen.hexdigest()[:32]}.sha256"
     try:
         return remembered.read_text(encoding="ascii").strip()
