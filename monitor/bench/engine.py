@@ -24,12 +24,13 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from monitor.bench import machine
+from monitor.bench.models import Models, default_models, fresh_verifier
 from monitor.contracts import Role, TurnEvent
 from monitor.engine.extract import PARSE_BATCH
 from monitor.engine.protocols import Embedder, Vectors, Verifier
@@ -178,35 +179,6 @@ def recording_parse(extractor: Any) -> Iterator[RecordingNlp | None]:
         extractor.nlp = inner
 
 
-@dataclass(frozen=True)
-class Models:
-    """What every timed run is built from. The embedding model is uncached (each run wraps
-    it in a fresh text cache), and verifiers come from a factory: a verifier caches its
-    judgements, so each run and each floor gets a fresh one."""
-
-    embedder: Embedder
-    extractor: Any
-    new_verifier: Callable[[], Verifier]
-
-
-def default_models() -> Models:
-    """The shipped models: MiniLM of the environment's backend, spaCy, the ONNX verifier."""
-    from monitor.engine.embedder import make_embedder
-    from monitor.engine.extract import default_extractor
-    from monitor.engine.verifier import OnnxVerifier
-    from monitor.runner.build import ModelOptions
-
-    options = ModelOptions.from_env()
-    return Models(make_embedder(options.embedder, cache_dir=options.cache_dir),
-                  default_extractor(), OnnxVerifier)
-
-
-def _fresh_verifier(models: Models) -> Verifier:
-    verifier = models.new_verifier()
-    verifier.judge([("A warm-up premise.", "A warm-up hypothesis.")])  # first-call costs
-    return verifier
-
-
 @dataclass
 class Run:
     """One timed pass of a workload through a fresh engine, and what it asked of its models."""
@@ -233,7 +205,7 @@ def timed_run(events: Sequence[TurnEvent], models: Models, batch: int = 64,
     from monitor.runner.build import build_engine
 
     recorded = RecordingEmbedder(models.embedder)
-    timed = TimedVerifier(verifier or _fresh_verifier(models))
+    timed = TimedVerifier(verifier or fresh_verifier(models))
     engine = build_engine(embedder=CachedEmbedder(recorded), extractor=models.extractor,
                           verifier=timed)
     states: dict[str, ConversationState] = {}
@@ -267,7 +239,7 @@ def measure_floor(run: Run, models: Models) -> dict[str, Any]:
     nlp = getattr(models.extractor, "nlp", None)
     texts = list(dict.fromkeys(run.embedded))
     pairs = list(dict.fromkeys(run.judged))
-    verifier = _fresh_verifier(models)
+    verifier = fresh_verifier(models)
     parse_s = 0.0
     if nlp is not None and run.parsed:
         started = time.perf_counter()
@@ -354,7 +326,7 @@ def run_workload(events: Sequence[TurnEvent], models: Models, repeats: int = 3,
     if profiled:
         from monitor.bench.profile import profile
 
-        fresh = _fresh_verifier(models)  # loaded outside the profile
+        fresh = fresh_verifier(models)  # loaded outside the profile
         result["profile"] = profile(lambda: timed_run(events, models, verifier=fresh),
                                     top=15, stages=_PROFILE_STAGES)
     return result
@@ -370,7 +342,7 @@ def verifier_cost(path: str, models: Models, limit: int = 200) -> dict[str, Any]
     from monitor.engine.state import ConversationState
     from monitor.runner.build import build_engine
 
-    timed = TimedVerifier(_fresh_verifier(models))
+    timed = TimedVerifier(fresh_verifier(models))
     engine = build_engine(embedder=CachedEmbedder(models.embedder),
                           extractor=models.extractor, verifier=timed)
     states: dict[str, ConversationState] = {}
@@ -402,7 +374,7 @@ def latency_growth(models: Models, turns: int = 2_000) -> dict[str, Any]:
     from monitor.runner.build import build_engine
 
     engine = build_engine(embedder=CachedEmbedder(models.embedder),
-                          extractor=models.extractor, verifier=_fresh_verifier(models))
+                          extractor=models.extractor, verifier=fresh_verifier(models))
     long_conv = generate_conversation("bench-long", turns, 99)
     state = engine.new_state("bench-long")
     per_turn: dict[int, float] = {}

@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from monitor.bench.engine import Models, _fresh_verifier
+from monitor.bench.models import Models, fresh_verifier
 from monitor.contracts import Role, TurnEvent
 
 PROBE_TURNS = 20
@@ -80,7 +80,7 @@ def _probe_times(models: Models, turns: list[tuple[Role, str]], probe_from: int
     from monitor.runner.build import build_engine
 
     engine = build_engine(embedder=CachedEmbedder(models.embedder),
-                          extractor=models.extractor, verifier=_fresh_verifier(models))
+                          extractor=models.extractor, verifier=fresh_verifier(models))
     state = engine.new_state("growth-real")
     timed: list[float] = []
     for event in _events(turns, "growth-real"):
