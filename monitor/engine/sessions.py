@@ -29,13 +29,13 @@ RECIPE = "ort-optimised-v1"
 def optimised_session(model: Path, keyed_name: str, options: Any, cache_dir: Path) -> Any:
     """An `onnxruntime.InferenceSession` of `model` (CPU), from its optimised graph saved
     in `cache_dir`. `keyed_name` must change with the model's content (a hash); `options`
-    are the session's (threads, logging): they are used to save the graph too."""
+    are the session's (threads, logging), whose optimisation level is set here."""
     import onnxruntime as ort
 
     try:
         saved = built_once(
             cache_dir / f"{keyed_name}.{_environment_key(ort.__version__)}.onnx",
-            lambda target: _save_optimised(model, target, options))
+            lambda target: _save_optimised(model, target))
     except OSError:  # a cache that cannot be written: optimise in memory, as before
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
@@ -51,15 +51,13 @@ def _environment_key(ort_version: str) -> str:
     return f"{RECIPE}.ort{ort_version}.cpu{cpu}"
 
 
-def _save_optimised(model: Path, target: Path, options: Any) -> None:
+def _save_optimised(model: Path, target: Path) -> None:
     """Let onnxruntime optimise `model` and write the result beside `target`, then move it
     onto `target` (a `build` for `built_once`: never a partial file)."""
     import onnxruntime as ort
 
     partial = target.with_name(f".build-{os.getpid()}-{target.name}")
     saving = ort.SessionOptions()
-    saving.intra_op_num_threads = options.intra_op_num_threads
-    saving.inter_op_num_threads = options.inter_op_num_threads
     saving.log_severity_level = 3  # the "may be hardware specific" warning: keyed above
     saving.optimized_model_filepath = str(partial)
     try:
