@@ -1,0 +1,119 @@
+"""The sentence pairs the engine sends to the verifier on chats that hold no contradiction.
+
+Why: read on real assistant text, a verifier trained on NLI pairs calls many topically close,
+compatible sentences of one conversation contradictions (two different routes' prices, a
+summary of earlier advice). Those pairs are the engine's own candidates, after its vetoes,
+so the way to teach the verifier what they look like is to collect exactly them: the
+engine scores each chat of `training/data/consistent_chats.jsonl` (written to be
+consistent; training/data/README.md) with a verifier that records every pair it is asked
+about. Every pair is then a `not_contradiction` training pair.
+
+Run from the repository root (never in CI; the output is committed beside the chats):
+``python training/harvest_consistent_pairs.py``. The pairs depend on the engine's candidate
+stage, so rerun it when that changes before training again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from monitor.bench.jsonl import iter_jsonl
+from monitor.config import EngineConfig
+from monitor.contracts import TurnEvent
+from monitor.engine.meaning import in_assistant_voice
+from monitor.engine.protocols import Judgement, Verifier
+
+
+class RecordingVerifier:
+    """The shipped verifier, remembering every pair it judges."""
+
+    def __init__(self, inner: Verifier) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.seen: list[tuple[str, str]] = []
+
+    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:
+        self.seen.extend(pairs)
+        return self.inner.judge(pairs)
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def is_planted(pair: tuple[str, str], planted: tuple[str, str]) -> bool:
+    """The engine's pair holds the planted one, in either order: each of its sentences is
+    within one of the planted sentences or holds it (the engine strips Markdown and may
+    split a bullet item)."""
+    a, b = map(_words, pair)
+    new, old = map(_words, planted)
+
+    def same(x: str, y: str) -> bool:
+        return bool(x) and bool(y) and (x in y or y in x)
+
+    return (same(a, new) and same(b, old)) or (same(a, old) and same(b, new))
+
+
+def planted_pair(chat: dict[str, Any]) -> tuple[str, str] | None:
+    """The chat's planted contradiction as the verifier would see it: later sentence,
+    earlier sentence (a user's in the assistant's voice)."""
+    found = chat.get("contradiction")
+    if not found:
+        return None
+    earlier = found["earlier_sentence"]
+    if chat["turns"][found["earlier_turn"]]["role"] == "user":
+        earlier = in_assistant_voice(earlier)
+    return found["sentence"], earlier
+
+
+def harvest(chats: Path) -> list[dict[str, str]]:
+    """One row per unordered pair of sentences, first conversation first; a chat with a
+    planted contradiction adds it as `contradiction`, whether or not the engine's
+    candidates held it, and every other pair of that chat as `not_contradiction`."""
+    from monitor.engine.verifier import default_verifier
+    from monitor.runner.build import build_engine
+
+    recorder = RecordingVerifier(default_verifier())
+    engine = build_engine(EngineConfig(), verifier=recorder)
+    rows: dict[tuple[str, ...], dict[str, str]] = {}
+    for chat in iter_jsonl(chats):
+        events = [TurnEvent(conversation_id=chat["id"], turn_index=i, role=turn["role"],
+                            text=turn["text"])
+                  for i, turn in enumerate(chat["turns"])]
+        recorder.seen.clear()
+        engine.process_batch(events, {})
+        planted = planted_pair(chat)
+        for a, b in recorder.seen:
+            label = ("contradiction" if planted and is_planted((a, b), planted)
+                     else "not_contradiction")
+            rows.setdefault(tuple(sorted((a, b))), {"conversation_id": chat["id"],
+                                                    "premise": a, "hypothesis": b,
+                                                    "label": label})
+        if planted:
+            rows.setdefault(tuple(sorted(planted)), {"conversation_id": chat["id"],
+                                                     "premise": planted[1],
+                                                     "hypothesis": planted[0],
+                                                     "label": "contradiction"})
+    return list(rows.values())
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chats", nargs="+", default=["training/data/consistent_chats.jsonl",
+                                                       "training/data/planted_chats.jsonl"])
+    parser.add_argument("--out", default="training/data/chat_pairs.jsonl")
+    args = parser.parse_args(argv)
+    rows = [row for chats in args.chats for row in harvest(Path(chats))]
+    with open(args.out, "w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{len(rows)} pairs -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
