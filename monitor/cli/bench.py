@@ -71,13 +71,16 @@ def bench_verifier(
     data: Annotated[Path, typer.Argument(help="the NLI pairs (../shared/data/nli/pairs.jsonl)")]
     = Path("../shared/data/nli/pairs.jsonl"),
     limit: int = 0,
+    assistant: Annotated[Path, typer.Option(
+        help="assistant-style pairs; their held-back fifth is the source assistant_style")]
+    = Path("training/data/assistant_pairs.jsonl"),
     output: Path | None = None,
 ) -> None:
     """The shipped verifier on its held-back dev split: 3-way accuracy and contradiction
     precision/recall/F1 per source, the calibrated page threshold, cost per pair."""
     from monitor.bench.verifier import run_verifier_bench
 
-    write_result("verifier", run_verifier_bench(data, limit), output)
+    write_result("verifier", run_verifier_bench(data, limit, assistant), output)
 
 
 @app.command("probe")
