@@ -1,15 +1,16 @@
-"""The sentence pairs the engine sends to the verifier on chats that hold no contradiction.
+"""The sentence pairs the engine sends to the verifier on chats written for this project.
 
 Why: read on real assistant text, a verifier trained on NLI pairs calls many topically close,
 compatible sentences of one conversation contradictions (two different routes' prices, a
-summary of earlier advice). Those pairs are the engine's own candidates, after its vetoes,
-so the way to teach the verifier what they look like is to collect exactly them: the
-engine scores each chat of `training/data/consistent_chats.jsonl` (written to be
-consistent; training/data/README.md) with a verifier that records every pair it is asked
-about. Every pair is then a `not_contradiction` training pair.
+summary of earlier advice) and misses contradictions said in other words. Those pairs are
+the engine's own candidates, after its vetoes, so the way to teach the verifier what they
+look like is to collect exactly them: the engine scores each written chat
+(training/data/README.md) with a verifier that records every pair it is asked about. A
+chat's planted contradiction is a `contradiction` pair; every other pair is
+`not_contradiction`.
 
 Run from the repository root (never in CI; the output is committed beside the chats):
-``python training/harvest_consistent_pairs.py``. The pairs depend on the engine's candidate
+``python training/harvest_chat_pairs.py``. The pairs depend on the engine's candidate
 stage, so rerun it when that changes before training again.
 """
 

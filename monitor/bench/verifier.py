@@ -79,8 +79,8 @@ def load_assistant_pairs(path: Path = ASSISTANT_DATA) -> list[Pair]:
 def chat_split(path: Path = CHAT_DATA) -> tuple[list[Pair], list[Pair]]:
     """The pairs the engine sent to the verifier on chats written for this project
     (training/data/README.md): `contradiction` for a chat's planted one, `not_contradiction`
-    for every other; a fifth of the chats held back by a hash of their id, so a held-back
-    chat's sentences are in no training pair."""
+    for every other; a fifth of the chats held back whole, by a hash of their id, so no
+    pair of a held-back chat is trained on."""
     train: list[Pair] = []
     dev: list[Pair] = []
     for row in iter_jsonl(path):

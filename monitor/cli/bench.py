@@ -74,13 +74,16 @@ def bench_verifier(
     assistant: Annotated[Path, typer.Option(
         help="assistant-style pairs; their held-back fifth is the source assistant_style")]
     = Path("training/data/assistant_pairs.jsonl"),
+    chats: Annotated[Path, typer.Option(
+        help="pairs of the written chats; their held-back fifth is the source assistant_chats")]
+    = Path("training/data/chat_pairs.jsonl"),
     output: Path | None = None,
 ) -> None:
     """The shipped verifier on its held-back dev split: 3-way accuracy and contradiction
     precision/recall/F1 per source, the calibrated page threshold, cost per pair."""
     from monitor.bench.verifier import run_verifier_bench
 
-    write_result("verifier", run_verifier_bench(data, limit, assistant), output)
+    write_result("verifier", run_verifier_bench(data, limit, assistant, chats), output)
 
 
 @app.command("probe")
