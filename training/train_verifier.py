@@ -37,6 +37,7 @@ from monitor.bench.verifier import (
     ASSISTANT_DATA,
     ASSISTANT_DEV_PERCENT,
     ASSISTANT_SOURCE,
+    CHAT_DATA,
     CHAT_SOURCE,
     DEV_PERCENT,
     LABELS,
@@ -102,6 +103,8 @@ class Settings:
     chat_repeats: int = 0
     """Times the pairs of the written chats (training/data/chat_pairs.jsonl, both orders)
     go into an epoch; 0: not used."""
+    extra_chat_data: tuple[str, ...] = ()
+    """More files of chat pairs beside training/data/chat_pairs.jsonl, read the same way."""
     chat_contradiction_weight: int = 1
     """Times a chat's planted contradiction goes in for each time its other pairs do (a chat
     holds one planted pair among about seventeen the engine asks about)."""
@@ -137,6 +140,14 @@ PHASES = {
                       bf16=True, keep_epochs=True, per_channel=True,
                       replay=16000, assistant_repeats=3, chat_repeats=1,
                       chat_contradiction_weight=4),
+    "chats_wide": Settings(epochs=1.0, learning_rate=3e-5, warmup_fraction=0.06,
+                           seed=20261206, init_from="single",
+                           related_neutrals=16000, cannot_keep=6000, synonym_swaps=6000,
+                           reversed_pairs=40000, antonym_swaps=6000, amount_pairs=8000,
+                           bf16=True, keep_epochs=True, per_channel=True,
+                           replay=16000, assistant_repeats=3, chat_repeats=1,
+                           chat_contradiction_weight=4,
+                           extra_chat_data=("training/data/explanatory_pairs.jsonl",)),
 }
 SHIPPED = "phase4"
 """The recipe of the model in monitor/data/verifier (`all` trains and exports it). `single`
@@ -442,14 +453,20 @@ def training_pairs(data: Path, settings: Settings) -> tuple[list[Pair], list[Pai
         own_train, own_dev = assistant_split()
         train_pairs += (own_train + [flipped(p) for p in own_train]) * settings.assistant_repeats
         dev_pairs += own_dev
-    if settings.chat_repeats:
-        chat_train, chat_dev = chat_split()
+    for chat_train, chat_dev in chat_splits(settings):
         weighted = [p for p in chat_train
                     for _ in range(settings.chat_contradiction_weight
                                    if p.label == "contradiction" else 1)]
         train_pairs += (weighted + [flipped(p) for p in weighted]) * settings.chat_repeats
         dev_pairs += chat_dev
     return train_pairs, dev_pairs
+
+
+def chat_splits(settings: Settings) -> list[tuple[list[Pair], list[Pair]]]:
+    """Train and held-back pairs of each file of chat pairs the recipe uses."""
+    if not settings.chat_repeats:
+        return []
+    return [chat_split(Path(path)) for path in (CHAT_DATA, *settings.extra_chat_data)]
 
 
 def assistant_split(path: Path = ASSISTANT_DATA) -> tuple[list[Pair], list[Pair]]:
@@ -811,8 +828,8 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
     _, dev_pairs = split(load_pairs(Path(args.data)))
     if settings.assistant_repeats:
         dev_pairs += assistant_split()[1]
-    if settings.chat_repeats:
-        dev_pairs += chat_split()[1]
+    for _, chat_dev in chat_splits(settings):
+        dev_pairs += chat_dev
     figures = evaluate(OnnxVerifier(out, cache_size=0), dev_pairs)
     card = {
         "model_id": model_id,
