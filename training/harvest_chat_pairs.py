@@ -18,46 +18,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from monitor.bench.jsonl import iter_jsonl
+from monitor.bench.recording import RecordingVerifier, holds_pair
 from monitor.config import EngineConfig
 from monitor.contracts import TurnEvent
 from monitor.engine.meaning import in_assistant_voice
-from monitor.engine.protocols import Judgement, Verifier
-
-
-class RecordingVerifier:
-    """The shipped verifier, remembering every pair it judges."""
-
-    def __init__(self, inner: Verifier) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.seen: list[tuple[str, str]] = []
-
-    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[Judgement]:
-        self.seen.extend(pairs)
-        return self.inner.judge(pairs)
-
-
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def is_planted(pair: tuple[str, str], planted: tuple[str, str]) -> bool:
-    """The engine's pair holds the planted one, in either order: each of its sentences is
-    within one of the planted sentences or holds it (the engine strips Markdown and may
-    split a bullet item)."""
-    a, b = map(_words, pair)
-    new, old = map(_words, planted)
-
-    def same(x: str, y: str) -> bool:
-        return bool(x) and bool(y) and (x in y or y in x)
-
-    return (same(a, new) and same(b, old)) or (same(a, old) and same(b, new))
+    """The engine's pair holds the planted one, in either order (see `holds_pair`)."""
+    return holds_pair(pair, *planted)
 
 
 def planted_pair(chat: dict[str, Any]) -> tuple[str, str] | None:
