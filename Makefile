@@ -65,6 +65,7 @@ bench-quality: install
 	$(BIN)/skg-monitor bench blind
 	$(BIN)/skg-monitor bench blind --split dev
 	$(BIN)/skg-monitor bench evidence --split test
+	$(BIN)/skg-monitor bench funnel --split test
 	$(BIN)/skg-monitor bench probe
 	$(BIN)/skg-monitor bench real $(SHARED)/mtbench101/mtbench101.jsonl
 	$(BIN)/skg-monitor bench pairs $(SHARED)/prosecco/ProSeCCo_final.jsonl

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from monitor.runner.offline import write_result as _write_result
+
+if TYPE_CHECKING:
+    from monitor.engine.protocols import Verifier
 
 app = typer.Typer(no_args_is_help=True, help="Benchmarks: each prints and writes JSON.")
 
@@ -20,6 +23,18 @@ def write_result(name: str, result: dict[str, Any], output: Path | None) -> None
 
     result.setdefault("machine", machine.describe())
     _write_result(name, result, output)
+
+
+DevSplit = Annotated[str, typer.Option(help="dev (choose models here), test or all")]
+ModelDir = Annotated[Path | None, typer.Option(
+    help="a verifier folder (model, tokenizer, card) other than the shipped one")]
+
+
+def _candidate(model_dir: Path | None) -> Verifier | None:
+    """A verifier being chosen, loaded from its folder; None means the shipped one."""
+    from monitor.engine.verifier import OnnxVerifier
+
+    return OnnxVerifier(model_dir) if model_dir else None
 
 
 _MTBENCH = Path("../shared/data/mtbench101/mtbench101.jsonl")
@@ -144,18 +159,32 @@ def bench_blind(
 def bench_evidence(
     turns: Path = Path("benchmarks/probe_blind/turns.jsonl"),
     labels: Path = Path("benchmarks/probe_blind/labels.jsonl"),
-    split: Annotated[str, typer.Option(help="dev (choose models here), test or all")] = "dev",
-    model_dir: Annotated[Path | None, typer.Option(
-        help="a verifier folder (model, tokenizer, card) other than the shipped one")] = None,
+    split: DevSplit = "dev",
+    model_dir: ModelDir = None,
     output: Path | None = None,
 ) -> None:
     """The verifier alone on the blind probe's sentences: labelled contradictions against
     the near pairs of clean conversations (ROC AUC, counts over thresholds)."""
     from monitor.bench.evidence import run_evidence_bench
-    from monitor.engine.verifier import OnnxVerifier
 
-    verifier = OnnxVerifier(model_dir) if model_dir else None
-    write_result(f"evidence-{split}", run_evidence_bench(turns, labels, split, verifier), output)
+    write_result(f"evidence-{split}",
+                 run_evidence_bench(turns, labels, split, _candidate(model_dir)), output)
+
+
+@app.command("funnel")
+def bench_funnel(
+    turns: Path = Path("benchmarks/probe_blind/turns.jsonl"),
+    labels: Path = Path("benchmarks/probe_blind/labels.jsonl"),
+    split: DevSplit = "dev",
+    model_dir: ModelDir = None,
+    output: Path | None = None,
+) -> None:
+    """Where the blind probe's labelled contradictions are lost: not asserted, vetoed, the
+    candidate bounds, the verifier, or after it."""
+    from monitor.bench.funnel import run_funnel_bench
+
+    name = "funnel" if split == "test" else f"funnel-{split}"
+    write_result(name, run_funnel_bench(turns, labels, split, _candidate(model_dir)), output)
 
 
 @app.command("trend")
