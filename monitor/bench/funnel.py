@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from monitor.bench.jsonl import read_jsonl
-from monitor.bench.recording import RecordingVerifier, holds_pair, words
+from monitor.bench.recording import RecordingVerifier, holds_pair, overlaps
 from monitor.config import EngineConfig
 from monitor.contracts import ContradictionCertificate, TurnEvent
 from monitor.engine.meaning import in_assistant_voice
@@ -94,11 +94,6 @@ def _run(config: EngineConfig, verifier: Verifier, conversations: dict[str, list
     return out
 
 
-def _holds(sentence: str, span: str) -> bool:
-    a, b = words(sentence), words(span)
-    return bool(a) and bool(b) and (b in a or a in b)
-
-
 def run_funnel_bench(turns_file: Path, labels_file: Path, split: str = "dev",
                      verifier: Verifier | None = None,
                      config: EngineConfig | None = None) -> dict[str, Any]:
@@ -127,7 +122,7 @@ def run_funnel_bench(turns_file: Path, labels_file: Path, split: str = "dev",
         user_said = roles[(cid, label["conflicts_with"])] == "user"
         old = label["evidence_old"]
         spans = (label["evidence_new"], in_assistant_voice(old) if user_said else old)
-        remembered = [any(turn == index and _holds(sentence, span)
+        remembered = [any(turn == index and overlaps(sentence, span)
                           for turn, sentence in lifted.remembered[cid])
                       for index, span in ((label["turn_index"], label["evidence_new"]),
                                           (label["conflicts_with"], old))]

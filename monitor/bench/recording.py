@@ -36,10 +36,12 @@ def holds_pair(pair: tuple[str, str], first: str, second: str) -> bool:
     """`pair` is `first` and `second` in either order: each of its sentences lies within
     one of them or holds it (the engine strips Markdown, may split a bullet item, and a
     label may quote only part of a sentence)."""
-    a, b = map(words, pair)
-    x, y = words(first), words(second)
+    a, b = pair
+    return (overlaps(a, first) and overlaps(b, second)) or (
+        overlaps(a, second) and overlaps(b, first))
 
-    def same(u: str, v: str) -> bool:
-        return bool(u) and bool(v) and (u in v or v in u)
 
-    return (same(a, x) and same(b, y)) or (same(a, y) and same(b, x))
+def overlaps(sentence: str, span: str) -> bool:
+    """One lies within the other, word for word (neither empty)."""
+    u, v = words(sentence), words(span)
+    return bool(u) and bool(v) and (u in v or v in u)
