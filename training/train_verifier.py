@@ -29,7 +29,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,15 @@ class Settings:
     short phase on new pairs keeps rehearsing NLI so that it does not forget it."""
 
 
+# The `chats` recipe; `chats_wide` is the same with the explanatory chats beside it.
+_CHATS = Settings(epochs=1.0, learning_rate=3e-5, warmup_fraction=0.06,
+                  seed=20261206, init_from="single",
+                  related_neutrals=16000, cannot_keep=6000, synonym_swaps=6000,
+                  reversed_pairs=40000, antonym_swaps=6000, amount_pairs=8000,
+                  bf16=True, keep_epochs=True, per_channel=True,
+                  replay=16000, assistant_repeats=3, chat_repeats=1,
+                  chat_contradiction_weight=4)
+
 PHASES = {
     "phase1": Settings(epochs=2.0, stop_at_step=2750),
     "phase2": Settings(epochs=1.0, learning_rate=5e-5, init_from="phase1",
@@ -133,21 +142,8 @@ PHASES = {
                           reversed_pairs=40000, antonym_swaps=6000, amount_pairs=8000,
                           bf16=True, keep_epochs=True, per_channel=True,
                           replay=24000, assistant_repeats=3),
-    "chats": Settings(epochs=1.0, learning_rate=3e-5, warmup_fraction=0.06,
-                      seed=20261206, init_from="single",
-                      related_neutrals=16000, cannot_keep=6000, synonym_swaps=6000,
-                      reversed_pairs=40000, antonym_swaps=6000, amount_pairs=8000,
-                      bf16=True, keep_epochs=True, per_channel=True,
-                      replay=16000, assistant_repeats=3, chat_repeats=1,
-                      chat_contradiction_weight=4),
-    "chats_wide": Settings(epochs=1.0, learning_rate=3e-5, warmup_fraction=0.06,
-                           seed=20261206, init_from="single",
-                           related_neutrals=16000, cannot_keep=6000, synonym_swaps=6000,
-                           reversed_pairs=40000, antonym_swaps=6000, amount_pairs=8000,
-                           bf16=True, keep_epochs=True, per_channel=True,
-                           replay=16000, assistant_repeats=3, chat_repeats=1,
-                           chat_contradiction_weight=4,
-                           extra_chat_data=("training/data/explanatory_pairs.jsonl",)),
+    "chats": _CHATS,
+    "chats_wide": replace(_CHATS, extra_chat_data=("training/data/explanatory_pairs.jsonl",)),
 }
 SHIPPED = "phase4"
 """The recipe of the model in monitor/data/verifier (`all` trains and exports it). `single`
@@ -450,23 +446,28 @@ def training_pairs(data: Path, settings: Settings) -> tuple[list[Pair], list[Pai
     if settings.replay:
         train_pairs = rng.sample(train_pairs, min(settings.replay, len(train_pairs)))
     if settings.assistant_repeats:
-        own_train, own_dev = assistant_split()
+        own_train = assistant_split()[0]
         train_pairs += (own_train + [flipped(p) for p in own_train]) * settings.assistant_repeats
-        dev_pairs += own_dev
-    for chat_train, chat_dev in chat_splits(settings):
+    for chat_train, _ in chat_splits(settings):
         weighted = [p for p in chat_train
                     for _ in range(settings.chat_contradiction_weight
                                    if p.label == "contradiction" else 1)]
         train_pairs += (weighted + [flipped(p) for p in weighted]) * settings.chat_repeats
-        dev_pairs += chat_dev
-    return train_pairs, dev_pairs
+    return train_pairs, dev_pairs + written_dev(settings)
+
+
+def written_dev(settings: Settings) -> list[Pair]:
+    """The held-back parts of the pairs written for this project that the recipe trains on:
+    its dev figures, in training and on the card, include them."""
+    dev = assistant_split()[1] if settings.assistant_repeats else []
+    return dev + [p for _, chat_dev in chat_splits(settings) for p in chat_dev]
 
 
 def chat_splits(settings: Settings) -> list[tuple[list[Pair], list[Pair]]]:
     """Train and held-back pairs of each file of chat pairs the recipe uses."""
     if not settings.chat_repeats:
         return []
-    return [chat_split(Path(path)) for path in (CHAT_DATA, *settings.extra_chat_data)]
+    return [chat_split(path) for path in (CHAT_DATA, *map(Path, settings.extra_chat_data))]
 
 
 def assistant_split(path: Path = ASSISTANT_DATA) -> tuple[list[Pair], list[Pair]]:
@@ -825,11 +826,7 @@ def export(args: argparse.Namespace, settings: Settings) -> None:
     card_file = out / "model_card.json"
     card_file.write_text(json.dumps({"model_id": model_id, "sha256": digest,
                                      "labels": list(LABELS)}))
-    _, dev_pairs = split(load_pairs(Path(args.data)))
-    if settings.assistant_repeats:
-        dev_pairs += assistant_split()[1]
-    for _, chat_dev in chat_splits(settings):
-        dev_pairs += chat_dev
+    dev_pairs = split(load_pairs(Path(args.data)))[1] + written_dev(settings)
     figures = evaluate(OnnxVerifier(out, cache_size=0), dev_pairs)
     card = {
         "model_id": model_id,
