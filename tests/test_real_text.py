@@ -569,7 +569,24 @@ I've planned the booking for 6 people at 19:30 on Saturday, so order two chateau
 four sides. Expect around £360 in total before drinks and service."""),
 ]
 
+MEAL_PLAN_TABLE: Turns = [
+    ("user", "Could you plan five dinners for next week? Quick ones, I'm allergic to shellfish."),
+    ("assistant", """Of course! Here are five quick dinners, each under 30 minutes.
+
+| Day | Dinner | Time |
+|---|---|---|
+| Monday | Lemon chicken with rice | 25 min |
+| Tuesday | Lentil and spinach dal | 30 min |
+| Wednesday | Garlic prawn linguine | 20 min |
+| Thursday | Halloumi and vegetable traybake | 30 min |
+| Friday | Beef tacos | 20 min |
+
+Want a shopping list for the week?"""),
+]
+
 RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
+    # the dish that breaks the allergy sits in a table row, not in a sentence
+    "shellfish_allergy_then_prawns_in_a_table": (MEAL_PLAN_TABLE, 1, 0),
     "user_budget_600_then_around_1000": (BUDGET, 3, 0),
     "user_lives_in_lisbon_then_madrid": (USER_CITY, 3, 0),
     "user_car": (USER_CAR, 3, 0),

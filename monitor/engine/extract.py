@@ -342,7 +342,8 @@ class RuleExtractor:
         result = Extraction()
         for segment, doc in parsed:
             scope = " / ".join(p for p in (segment.context, segment.label) if p)
-            for sent in doc.sents:
+            # a row is one record however the parser splits its cells
+            for sent in [doc[:]] if segment.kind == "row" else doc.sents:
                 text = sent.text.strip()
                 if not text:
                     continue
@@ -369,6 +370,8 @@ class RuleExtractor:
                     result.asserted.append((text, scope))
                     if not _says_something(sent):
                         result.fragments.add(text)
+                if segment.kind == "row":
+                    continue  # cells are not a clause: no subject-verb-object facts
                 start = len(result.triples)
                 self._clause(sent.root, None, sentence_modality, text, utt, result, 1.0)
                 self._measured_nouns(sent, sentence_modality, text, utt, result)

@@ -13,8 +13,11 @@ rather than guessed with regular expressions:
 * a heading (or a paragraph that is only bold text, "**Day 2:**") yields no claim: it is
   the *context* of the units under it, so "Day 2" scopes its items;
 * a list item gets its own identity (`item`), so two items of one list are never one thing;
-* block quotes are marked `quoted` (somebody else's words); code blocks and tables yield no
-  units (a table's cells carry no sentence to quote in a certificate).
+* block quotes are marked `quoted` (somebody else's words); code blocks yield no units;
+* a table row is a unit of its own (`row`), each cell read with its column's header
+  ("Time: 09:15-10:00; Session: Keynote"): assistants put schedules, prices and meal plans in
+  tables, and a shellfish dish in a meal-plan table breaks an allergy as much as one in a
+  sentence. Its first cell is its label, and it gets an item identity like a list item.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import zip_longest
 from typing import Any, Literal
 
-SegmentKind = Literal["paragraph", "item", "quote"]
+SegmentKind = Literal["paragraph", "item", "quote", "row"]
 
 _LABEL = re.compile(r"^\s*(?P<label>[^.!?:]{1,60}?)\s*:\s*$")
 _CODE_NAME = re.compile(r"[A-Za-z_][\w.-]*(?: [A-Za-z_][\w.-]*){0,2}")
@@ -98,6 +102,14 @@ def _clean(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
+def row_text(header: list[str], cells: list[str]) -> str:
+    """A table row as one unit of prose, each non-empty cell after its column's header
+    ("Day: Monday; Dinner: Prawn stir-fry"), unless the cell already begins with it."""
+    named = [cell if not head or cell.lower().startswith(head.lower()) else f"{head}: {cell}"
+             for head, cell in zip_longest(header, cells, fillvalue="") if cell]
+    return "; ".join(named)
+
+
 def segments(text: str) -> list[Segment]:
     """The answer's prose units in reading order."""
     tokens = _parser().parse(text)
@@ -107,6 +119,9 @@ def segments(text: str) -> list[Segment]:
     item_stack: list[int] = []
     quote_depth = 0
     table_depth = 0
+    header: list[str] = []
+    cells: list[str] | None = None
+    in_head = False
     heading = False
     for token in tokens:
         kind = token.type
@@ -127,6 +142,22 @@ def segments(text: str) -> list[Segment]:
             table_depth += 1
         elif kind == "table_close":
             table_depth -= 1
+        elif kind == "thead_open":
+            in_head = True
+        elif kind == "thead_close":
+            in_head = False
+        elif kind == "tr_open":
+            cells = []
+        elif kind == "inline" and table_depth and cells is not None:
+            cells.append(_clean(_inline_text(token)[0]))
+        elif kind == "tr_close" and cells is not None:
+            if in_head:
+                header = cells
+            elif any(cells):
+                item += 1
+                out.append(Segment(text=row_text(header, cells), kind="row", context=context,
+                                   item=item, label=cells[0].rstrip(":").lower()))
+            cells = None
         elif kind == "inline" and not table_depth:
             raw, lead = _inline_text(token)
             if heading:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from monitor.engine.amounts import amounts, comparable, incompatible
-from monitor.engine.markdown import segments
+from monitor.engine.markdown import row_text, segments
 
 
 def test_an_approximate_amount_allows_a_band_and_a_bound_is_open() -> None:
@@ -29,7 +29,19 @@ def test_list_items_quotes_code_and_tables_become_what_they_are() -> None:
     got = [(s.text, s.kind, s.context, s.item) for s in segments(text)]
     assert got == [("Visit the museum.", "item", "day 1", 0),
                    ("Eat lunch.", "item", "day 1", 1),
-                   ("They said it was open.", "quote", "day 1", None)]
+                   ("They said it was open.", "quote", "day 1", None),
+                   ("a: 1; b: 2", "row", "day 1", 2)]
+
+
+def test_a_table_row_is_one_unit_read_with_its_headers() -> None:
+    text = ("| Day | Dinner | Price |\n|---|---|---|\n| **Monday** | Prawn *linguine* | |\n"
+            "| Tuesday | Dal | Price: £4 |\n|  |  |  |\n")
+    rows = segments(text)
+    assert [(s.text, s.label, s.item) for s in rows] == [
+        ("Day: Monday; Dinner: Prawn linguine", "monday", 0),  # markup and empty cells go
+        ("Day: Tuesday; Dinner: Dal; Price: £4", "tuesday", 1)]  # no "Price: Price:"
+    # more cells than headers: the extra cell is kept without a name
+    assert row_text(["Day"], ["Monday", "rest"]) == "Day: Monday; rest"
 
 
 def test_inline_code_stays_when_it_is_a_name() -> None:
