@@ -110,6 +110,8 @@ def test_parse_number_rejects(text: str) -> None:
         ("half a dozen eggs", 6, "egg", "count"),
         ("a couple of friends", 2, "friend", "count"),
         ("3 more people", 3, "person", "count"),
+        ("6+ years", 6 * 31557600, "second", "time"),  # read across the plus
+        ("10+ people", 10, "person", "count"),
         ("1.2 million people", 1.2e6, "person", "count"),
         ("5 boxes", 5, "box", "count"),
         ("the answer is 42.", 42, "number", "number"),

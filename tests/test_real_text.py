@@ -412,7 +412,36 @@ Enjoy Hvar!"""),
 ]
 
 
+# --- (9) drafts written for the user speak in the user's voice --------------------------------
+
+def _nurse_summary(years: str) -> str:
+    return f"""Here's a summary you could paste into your profile:
+
+> Registered nurse with {years} years on a busy cardiac ward, now moving into clinical
+> research. Skilled at patient education, protocol adherence and careful documentation.
+
+Want a shorter version for the headline as well?"""
+
+
+NURSE_ASKS = ("user", "I'm a nurse, I've worked 8 years on a cardiac ward and want to move into "
+                      "clinical research. Could you write me a short LinkedIn summary?")
+DRAFT_AGREES: Turns = [NURSE_ASKS, ("assistant", _nurse_summary("8"))]
+DRAFT_AFTER_UPDATE: Turns = [
+    NURSE_ASKS, ("assistant", _nurse_summary("8")),
+    ("user", "Actually make it 10 years, I forgot my two years as a ward assistant."),
+    ("assistant", _nurse_summary("10")),
+]
+SAILOR_STORY: Turns = [
+    ("user", "I've been sailing for 6 years. Write me a short story about an old sailor."),
+    ("assistant", """The harbour was quiet when Tom came down to the boat. I had been sailing
+for 50 years by then, and I still checked every knot twice. "Storm's coming," he said. I
+nodded and untied the bow line anyway."""),
+]
+
 FALSE_ALARM_CASES: dict[str, Turns] = {
+    "draft_agrees_with_the_user": DRAFT_AGREES,
+    "draft_follows_the_users_update": DRAFT_AFTER_UPDATE,
+    "story_narrator_is_not_the_user": SAILOR_STORY,
     "two_hotels_with_own_prices": TWO_HOTELS,
     "policy_means_different_things": TWO_POLICIES,
     "section_headings_scope_lists": HEADING_SECTIONS,
@@ -587,6 +616,9 @@ Want a shopping list for the week?"""),
 RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     # the dish that breaks the allergy sits in a table row, not in a sentence
     "shellfish_allergy_then_prawns_in_a_table": (MEAL_PLAN_TABLE, 1, 0),
+    # a profile drafted for the user gives them years they do not have
+    "user_has_8_years_then_drafted_summary_says_12": (
+        [NURSE_ASKS, ("assistant", _nurse_summary("12"))], 1, 0),
     "user_budget_600_then_around_1000": (BUDGET, 3, 0),
     "user_lives_in_lisbon_then_madrid": (USER_CITY, 3, 0),
     "user_car": (USER_CAR, 3, 0),

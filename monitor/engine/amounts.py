@@ -33,6 +33,8 @@ _LOWER_BEFORE = re.compile(
     r"\b(?:at least|min(?:imum)?|over|more than|above|upwards of|no less than|from)"
     + _HEDGE + r"\s*$", re.IGNORECASE)
 _LOWER_AFTER = re.compile(r"^\s*(?:or more|at least|min(?:imum)?|plus|\+)", re.IGNORECASE)
+_PLUS_INSIDE = re.compile(r"\d\+")
+"""A quantity read across its plus ("6+ years"): at least that much."""
 _APPROX = re.compile(
     r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|ca\.|"
     r"~|usually|typically|generally|estimated)\s*$", re.IGNORECASE)
@@ -99,7 +101,8 @@ def _amounts(text: str) -> tuple[Amount, ...]:
         before, after = text[: q.start], text[q.end:]
         if _UPPER_BEFORE.search(before) or _UPPER_AFTER.search(after):
             found.append(Amount(-math.inf, q.value * (1 + EXACT_TOLERANCE), q, "upper"))
-        elif _LOWER_BEFORE.search(before) or _LOWER_AFTER.search(after):
+        elif (_LOWER_BEFORE.search(before) or _LOWER_AFTER.search(after)
+              or _PLUS_INSIDE.search(q.surface)):
             found.append(Amount(q.value * (1 - EXACT_TOLERANCE), math.inf, q, "lower"))
         elif _APPROX.search(before):
             found.append(Amount(*_widen(q.value, APPROX_TOLERANCE), q, "approx"))

@@ -48,6 +48,11 @@ def is_creative_request(prompt: str) -> bool:
     return bool(_pattern("creative_requests").search(prompt))
 
 
+def asks_for_user_draft(prompt: str) -> bool:
+    """The user asked for a text to send as themselves (a CV, a cover letter, an invite)."""
+    return bool(_pattern("user_drafts").search(prompt))
+
+
 def is_epistemic(sentence: str) -> bool:
     """The sentence is about what can be known or inferred, or is a disjunction."""
     return bool(_pattern("epistemic").search(sentence))

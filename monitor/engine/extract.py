@@ -109,6 +109,9 @@ class Extraction:
     fragments: set[str] = field(default_factory=set)
     """Asserted sentences with no subject and verb: list items and labels ("Hummus with carrot
     sticks", "Salmon fillets - 3-4"), which name things without saying anything of them."""
+    quoted: list[tuple[str, str]] = field(default_factory=list)
+    """(sentence, heading context) of the statements inside block quotes: somebody's words,
+    often a draft the assistant wrote for the user to send (a CV summary, an invitation)."""
 
 
 class Extractor(Protocol):
@@ -350,6 +353,8 @@ class RuleExtractor:
                 result.sentences.append(text)
                 if cues.is_template(text):
                     continue  # "[Your Name]": a form to fill in, not a claim
+                if segment.kind == "quote" and not text.endswith("?"):
+                    result.quoted.append((text, scope))
                 sentence_modality: Modality = "question" if text.endswith("?") else "asserted"
                 first = sent[0].lower_
                 if sentence_modality == "asserted" and first in _WH_WORDS and (

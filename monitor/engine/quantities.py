@@ -825,6 +825,8 @@ def _numbers(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
             continue
         if text.startswith(("s", "'s", "’s"), e) and not text[e + 1 : e + 2].isalpha():
             continue  # "the 1990s", "the 80's": decades, not numbers
+        if text.startswith(("+ ", "+\t"), e):
+            e += 1  # "6+ years": what follows the plus is what the number measures
         _classify(text, s, e, _digits_value(m), True, spans, emit)
     for m in _WORD_NUM_RE.finditer(text):
         s = m.start()

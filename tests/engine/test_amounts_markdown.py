@@ -11,6 +11,8 @@ def test_an_approximate_amount_allows_a_band_and_a_bound_is_open() -> None:
     assert about.shape == "approx" and about.low < 7200 < about.high
     (at_least,) = amounts("at least 3 km")
     assert at_least.shape == "lower" and at_least.high == float("inf")
+    (plus,) = amounts("a team lead with 6+ years in support")
+    assert (plus.shape, plus.quantity.unit) == ("lower", "second")
     (span,) = amounts("It costs between 40 and 60 EUR.")
     assert (span.shape, span.low, span.high) == ("range", 40.0, 60.0)
 
