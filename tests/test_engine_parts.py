@@ -171,6 +171,17 @@ def test_list_items_and_labels_are_fragments_not_claims() -> None:
     assert len(ex.asserted) == 4  # the rules still read the fragments' amounts and foods
 
 
+def test_a_table_row_is_a_record_for_the_rules_not_a_claim_for_the_verifier() -> None:
+    # one unit however many clauses its cells hold; the verifier, trained on captions of
+    # one scene, would read two different rows (or a row and a list item) as a conflict
+    ex = default_extractor().extract([Utterance(
+        "| Day | Lunch | Note |\n|---|---|---|\n"
+        "| Mon | Turkey wrap | She eats it cold. It keeps until noon. |\n", "assistant", 1)])[0]
+    row = "Day: Mon; Lunch: Turkey wrap; Note: She eats it cold. It keeps until noon."
+    assert [s for s, _ in ex.asserted] == [row] and ex.fragments == {row}
+    assert ex.triples == []  # cells are no subject-verb-object clause
+
+
 def test_a_day_before_its_verb_is_a_subject_not_a_label() -> None:
     # the small parser reads "Monday" as a time adverb (npadvmod); the sentence still
     # says something of Monday, and a later "Monday is one of the busiest days" meets it

@@ -108,7 +108,8 @@ class Extraction:
     conditionals, templates, quotes or statements about what can be inferred."""
     fragments: set[str] = field(default_factory=set)
     """Asserted sentences with no subject and verb: list items and labels ("Hummus with carrot
-    sticks", "Salmon fillets - 3-4"), which name things without saying anything of them."""
+    sticks", "Salmon fillets - 3-4"), which name things without saying anything of them;
+    and every table row, a record of cells whatever clauses they hold."""
     quoted: list[tuple[str, str]] = field(default_factory=list)
     """(sentence, heading context) of the statements inside block quotes: somebody's words,
     often a draft the assistant wrote for the user to send (a CV summary, an invitation)."""
@@ -373,8 +374,8 @@ class RuleExtractor:
                     # a conditional word in a side clause ("..., if you want") leaves the
                     # main clause asserted
                     result.asserted.append((text, scope))
-                    if not _says_something(sent):
-                        result.fragments.add(text)
+                    if segment.kind == "row" or not _says_something(sent):
+                        result.fragments.add(text)  # a row is a record, like a label
                 if segment.kind == "row":
                     continue  # cells are not a clause: no subject-verb-object facts
                 start = len(result.triples)
