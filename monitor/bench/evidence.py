@@ -53,10 +53,13 @@ class ScoredPair:
 
 
 def sentences(text: str) -> list[str]:
-    """The prose sentences of a turn: Markdown units (tables and code left out, as the
-    engine leaves them), split at sentence ends; fragments under three words dropped."""
+    """The prose sentences of a turn: Markdown units (table rows and code left out, as the
+    engine keeps them from the verifier), split at sentence ends; fragments under three
+    words dropped."""
     out = []
     for segment in segments(text):
+        if segment.kind == "row":
+            continue
         out += [s.strip() for s in _SENTENCE_END.split(segment.text)
                 if len(s.split()) >= _MIN_WORDS]
     return out
