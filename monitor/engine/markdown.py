@@ -17,7 +17,8 @@ rather than guessed with regular expressions:
 * a table row is a unit of its own (`row`), each cell read with its column's header
   ("Time: 09:15-10:00; Session: Keynote"): assistants put schedules, prices and meal plans in
   tables, and a shellfish dish in a meal-plan table breaks an allergy as much as one in a
-  sentence. Its first cell is its label, and it gets an item identity like a list item.
+  sentence. Its first cell is its label, and it gets an item identity like a list item; a
+  table inside a block quote is quoted like the rest of the quote.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ _CODE_NAME = re.compile(r"[A-Za-z_][\w.-]*(?: [A-Za-z_][\w.-]*){0,2}")
 """Inline code that reads as a name: up to three identifiers ("`httpx`", "`os.path`",
 "`git rebase`"); an expression ("`timeout=30`", "`get(url)`") is not one."""
 _CODE_NAME_CHARS = 40
+_LABEL_CHARS = 60
+"""The longest first cell that labels its row (a bold lead's limit in `_LABEL`)."""
 _WS = re.compile(r"\s+")
 
 
@@ -104,8 +107,9 @@ def _clean(text: str) -> str:
 
 def row_text(header: list[str], cells: list[str]) -> str:
     """A table row as one unit of prose, each non-empty cell after its column's header
-    ("Day: Monday; Dinner: Prawn stir-fry"), unless the cell already begins with it."""
-    named = [cell if not head or cell.lower().startswith(head.lower()) else f"{head}: {cell}"
+    ("Day: Monday; Dinner: Prawn stir-fry"), unless the cell already names it ("Price:
+    14 EUR" under "Price")."""
+    named = [cell if not head or cell.lower().startswith(f"{head.lower()}:") else f"{head}: {cell}"
              for head, cell in zip_longest(header, cells, fillvalue="") if cell]
     return "; ".join(named)
 
@@ -155,8 +159,10 @@ def segments(text: str) -> list[Segment]:
                 header = cells
             elif any(cells):
                 item += 1
-                out.append(Segment(text=row_text(header, cells), kind="row", context=context,
-                                   item=item, label=cells[0].rstrip(":").lower()))
+                label = cells[0].rstrip(":").lower()
+                out.append(Segment(text=row_text(header, cells),
+                                   kind="quote" if quote_depth else "row", context=context,
+                                   item=item, label=label if len(label) <= _LABEL_CHARS else ""))
             cells = None
         elif kind == "inline" and not table_depth:
             raw, lead = _inline_text(token)

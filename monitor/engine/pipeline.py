@@ -505,13 +505,12 @@ class Engine:
         cfg, turn = self.config, event.turn_index
         findings = self._findings(state, facts, turn)
         pairs = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
-        findings += [f for f in self._amount_findings(state, event, extraction, facts)
-                     if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
         creative = cues.is_creative_request(prompt)
-        drafted = [*extraction.quoted, *(extraction.asserted if creative
-                                         and cues.asks_for_user_draft(prompt) else [])]
-        findings += [f for f in self._draft_findings(state, turn, drafted)
-                     if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
+        for found in (self._amount_findings(state, event, extraction, facts),
+                      self._draft_findings(state, turn, extraction, prompt, creative)):
+            found = [f for f in found if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
+            pairs |= {(f.claim.sentence, f.prior.sentence) for _, f, _ in found}
+            findings += found
         asserted = [] if creative else extraction.asserted
         subjects = _subjects_by_sentence(facts)
         # list items and labels state nothing by themselves: the verifier, trained on
@@ -738,14 +737,43 @@ class Engine:
         """Amounts that clash between aligned sentences (see `engine.aligned`)."""
         if facts and all(f.modality == "composed" for f in facts):
             return []
-        turn = event.turn_index
+        return self._amount_clashes(state, event.turn_index, extraction.asserted)
+
+    def _draft_findings(
+        self, state: ConversationState, turn: int, extraction: Extraction, prompt: str,
+        creative: bool,
+    ) -> list[tuple[int, contradiction.Finding, float]]:
+        """Amounts in a draft written for the user against what the user said of
+        themselves: "6+ years in support" in a CV summary for a user who has 4.
+
+        Composed text is otherwise kept out of the comparisons (a story's numbers are its
+        own). A text the user asked for to send as themselves (a CV, a cover letter, an
+        invitation; not a story, a poem or a role) speaks in the user's voice, whether it
+        is the whole answer or a block quote in it; its sentences in the first person or
+        with no subject ("Registered nurse with 12 years on a cardiac ward") are compared
+        with the user's own statements by the same rule as any user fact.
+        """
+        if not cues.asks_for_user_draft(prompt) or cues.asks_for_fiction(prompt):
+            return []
+        drafted = [*extraction.quoted, *(extraction.asserted if creative else [])]
+        in_voice = [(s, c) for s, c in drafted
+                    if s in extraction.fragments or cues.speaks_of_self(s)]
+        return self._amount_clashes(state, turn, in_voice, users_only=True)
+
+    def _amount_clashes(
+        self, state: ConversationState, turn: int, sentences: Sequence[tuple[str, str]],
+        users_only: bool = False,
+    ) -> list[tuple[int, contradiction.Finding, float]]:
+        """Each sentence's amounts against the remembered statements (only the user's own
+        with `users_only`), through the structural guards of `engine.aligned`."""
         found: list[tuple[int, contradiction.Finding, float]] = []
-        for sentence, context in extraction.asserted:
+        for sentence, context in sentences:
             sentence = sentence[:bounds.SENTENCE_CHARS]
             if not aligned.measured(sentence):
                 continue
             for old_turn, speaker, old_sentence, old_context in state.statements:
-                if old_turn >= turn or speaker in {"user-question", "user-revision"}:
+                if (old_turn >= turn or speaker in {"user-question", "user-revision"}
+                        or (users_only and speaker != "user")):
                     continue
                 budget = (aligned.budget_restated(sentence, old_sentence)
                           if speaker == "user" else None)
@@ -786,44 +814,6 @@ class Engine:
                 found.append((-1, contradiction.Finding(
                     detector, confidence, new, old,
                     f"{clash[0].surface} vs {clash[1].surface}"), alignment))
-        return found
-
-    def _draft_findings(
-        self, state: ConversationState, turn: int, drafted: Sequence[tuple[str, str]],
-    ) -> list[tuple[int, contradiction.Finding, float]]:
-        """Amounts in what the assistant drafts for the user against what the user said of
-        themselves: "6+ years in support" in a CV summary for a user who has 4.
-
-        A draft (a quoted block, or the answer to a request for a text the user sends as
-        themselves: a CV, a cover letter, an invitation) speaks in the user's voice. Composed
-        text is otherwise kept out of the comparisons (a story's numbers are its own), but
-        the user's facts about themselves must hold in it. Only those are compared, and only
-        while no later user turn gave a value of the same kind.
-        """
-        found: list[tuple[int, contradiction.Finding, float]] = []
-        for sentence, context in drafted:
-            sentence = sentence[:bounds.SENTENCE_CHARS]
-            if not aligned.measured(sentence):
-                continue
-            for old_turn, speaker, old_sentence, old_context in state.statements:
-                if (speaker != "user" or old_turn >= turn
-                        or not cues.speaks_of_self(old_sentence)
-                        or aligned.different_names(sentence, old_sentence)
-                        or cues.years(sentence) != cues.years(old_sentence)):
-                    continue
-                clash = aligned.amount_conflict(sentence, old_sentence)
-                if clash is None or aligned.user_gave_amount(state.statements, old_turn, turn,
-                                                             clash[0]):
-                    continue
-                shared = aligned.shared_words(sentence, old_sentence)
-                new = _statement_fact(sentence, context, "assistant", turn, clash[0], shared)
-                old = _statement_fact(old_sentence, old_context, "user", old_turn, clash[1],
-                                      shared)
-                similarity = float(self._vec(sentence) @ self._vec(old_sentence))
-                found.append((-1, contradiction.Finding(
-                    "user_fact", self.config.amount_confidence, new, old,
-                    f"the draft says {clash[0].surface}; the user said {clash[1].surface}"),
-                    similarity))
         return found
 
     def _budget_finding(

@@ -74,9 +74,15 @@ def build_engine(
     the shipped contradiction verifier, MFSS and ConflictScore; pass `embedder`,
     `extractor` or `verifier` to use others (a fake one in tests)."""
     models = models or ModelOptions.from_env()
-    # The ONNX sessions are built on a second thread while spaCy is imported and loaded on
-    # this one: onnxruntime builds a session outside the GIL, so on 2 cores `score` on one
-    # exchange starts about 0.15 s sooner (`bench startup`). What is built is the same.
+    if extractor is None:
+        from monitor.engine.extract import import_spacy
+
+        # first, alone: while spaCy is imported `import torch` is made to fail, and the
+        # thread below may import torch (the torch embedder, or a first ONNX export)
+        import_spacy()
+    # The ONNX sessions are built on a second thread while spaCy's pipeline loads on this
+    # one: onnxruntime builds a session outside the GIL, so on 2 cores `score` on one
+    # exchange starts about 0.1 s sooner (`bench startup`). What is built is the same.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="skg-models") as pool:
         onnx = pool.submit(_onnx_models, models, embedder, verifier)
         if extractor is None:

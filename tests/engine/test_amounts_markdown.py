@@ -42,8 +42,11 @@ def test_a_table_row_is_one_unit_read_with_its_headers() -> None:
     assert [(s.text, s.label, s.item) for s in rows] == [
         ("Day: Monday; Dinner: Prawn linguine", "monday", 0),  # markup and empty cells go
         ("Day: Tuesday; Dinner: Dal; Price: £4", "tuesday", 1)]  # no "Price: Price:"
-    # more cells than headers: the extra cell is kept without a name
-    assert row_text(["Day"], ["Monday", "rest"]) == "Day: Monday; rest"
+    # a cell that only begins with its header's letters still gets the header
+    assert row_text(["Day"], ["Dayton trip"]) == "Day: Dayton trip"
+    # a table quoted in a block quote is quoted, like the rest of the quote
+    (quoted,) = segments("> | A | B |\n> |---|---|\n> | 1 | 2 |\n")
+    assert (quoted.text, quoted.kind) == ("A: 1; B: 2", "quote")
 
 
 def test_inline_code_stays_when_it_is_a_name() -> None:
