@@ -53,6 +53,11 @@ def asks_for_user_draft(prompt: str) -> bool:
     return bool(_pattern("user_drafts").search(prompt))
 
 
+def speaks_of_others(sentence: str) -> bool:
+    """The sentence names somebody other than its speaker ("Dad has worked 40 years")."""
+    return bool(_pattern("other_people").search(sentence))
+
+
 def asks_for_fiction(prompt: str) -> bool:
     """The user asked for fiction (a story, a poem, a role): its narrator is not the user."""
     return bool(_pattern("fiction_requests").search(prompt))

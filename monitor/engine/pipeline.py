@@ -749,15 +749,16 @@ class Engine:
         Composed text is otherwise kept out of the comparisons (a story's numbers are its
         own). A text the user asked for to send as themselves (a CV, a cover letter, an
         invitation; not a story, a poem or a role) speaks in the user's voice, whether it
-        is the whole answer or a block quote in it; its sentences in the first person or
-        with no subject ("Registered nurse with 12 years on a cardiac ward") are compared
-        with the user's own statements by the same rule as any user fact.
+        is the whole answer or a block quote in it. Its sentences that speak of nobody else
+        ("Registered nurse with 12 years on a cardiac ward", not "Dad has worked 40 years
+        at the mill") are compared with the user's own statements by the same rule as any
+        user fact. (The parse cannot tell: it reads "team lead with 6 years" as a subject
+        and its verb.)
         """
         if not cues.asks_for_user_draft(prompt) or cues.asks_for_fiction(prompt):
             return []
         drafted = [*extraction.quoted, *(extraction.asserted if creative else [])]
-        in_voice = [(s, c) for s, c in drafted
-                    if s in extraction.fragments or cues.speaks_of_self(s)]
+        in_voice = [(s, c) for s, c in drafted if not cues.speaks_of_others(s)]
         return self._amount_clashes(state, turn, in_voice, users_only=True)
 
     def _amount_clashes(
