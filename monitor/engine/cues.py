@@ -45,7 +45,7 @@ def _pattern(name: str) -> re.Pattern[str]:
 
 def is_creative_request(prompt: str) -> bool:
     """The user asked for composed text (a story, a role, a letter, a template)."""
-    return bool(_pattern("creative_requests").search(prompt))
+    return asks_for_fiction(prompt) or bool(_pattern("creative_requests").search(prompt))
 
 
 def asks_for_user_draft(prompt: str) -> bool:
