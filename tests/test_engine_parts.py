@@ -162,6 +162,21 @@ def test_a_sentence_is_as_hypothetical_as_its_main_clause() -> None:
     assert not _asserted("You could take the train if you prefer.")
 
 
+def _asserted_texts(text: str) -> list[str]:
+    return [s for s, _ in default_extractor().extract([Utterance(text, "assistant", 1)])[0]
+            .asserted]
+
+
+def test_a_conditional_after_a_dash_leaves_the_clause_before_it_asserted() -> None:
+    # the parser roots this sentence in the "if" clause; the dash joins two clauses
+    assert _asserted_texts(
+        "By default, requests has no timeout at all — if the server accepts the connection "
+        "but never answers, the call will hang.") == ["By default, requests has no timeout at all"]
+    # a part with its own condition or hedge, or a sentence that opens with one, stays out
+    assert _asserted_texts("The shop may open late — if the owner is back, it opens at 9.") == []
+    assert _asserted_texts("If you go in May, book early — the hotels fill up fast.") == []
+
+
 def test_list_items_and_labels_are_fragments_not_claims() -> None:
     ex = default_extractor().extract([Utterance(
         "Hummus with carrot and pepper sticks. Catering: EUR 45-75 per person per day. "

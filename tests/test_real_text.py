@@ -457,7 +457,50 @@ Good evening, everyone. Dad has worked 40 years at the mill. In all that time he
 missed a shift. Thank you, Dad, for everything you taught us."""),
 ]
 
+KIDS_PARTY = ("user", "Planning my son's 7th birthday party at home, 12 kids coming, from 2 to "
+                      "4pm on a Saturday. Ideas for activities?")
+KIDS_PARTY_PLAN = ("assistant", """A two-hour party is very manageable! Start with a craft
+table as guests arrive, then a treasure hunt in the garden, then pizza and cake at 3:15.""")
+KIDS_UPDATE = ("user", "Scratch that, 8 kids now, a few can't make it. Shopping list please?")
+
+
+def _kids_shopping(pizza: str) -> Turns:
+    return [KIDS_PARTY, KIDS_PARTY_PLAN, KIDS_UPDATE, ("assistant", f"""Here's the list:
+
+| Item | What to get |
+|---|---|
+| Food | {pizza} |
+| Cake | One large chocolate cake |
+| Games | Treasure hunt prizes |
+
+That should come in well under £100.""")]
+
+
+MEETUP_BUDGET: Turns = [
+    ("user", "Organising a customer meetup in Austin, about 40 people, budget $4k. What do I "
+             "need?"),
+    ("assistant", """Here's a simple plan. The venue and food will take most of it, around
+$3,000 together. Printing and name tags will cost about $200."""),
+    ("user", "Update: the budget goes up to $5.5k. Can you redo the breakdown?"),
+    ("assistant", """Sure:
+
+| Item | Estimate |
+|---|---|
+| Venue and food | $4,500 |
+| Printing and name tags | $200 |
+| Swag | $600 |
+
+That keeps you just under $5.5k."""),
+]
+
 FALSE_ALARM_CASES: dict[str, Turns] = {
+    # the row names the old count beside the new one: it follows the update
+    "row_compares_the_replaced_count": _kids_shopping("Pizza for 8 kids instead of 12 kids"),
+    # the row speaks of the old count as past
+    "row_recalls_the_replaced_count": _kids_shopping(
+        "Two large pizzas (the order for 12 kids was too much)"),
+    # the new budget replaces the budget, not the price of the printing
+    "revised_budget_leaves_other_prices": MEETUP_BUDGET,
     "quoted_words_of_someone_else": QUOTED_READER,
     "speech_about_someone_else": SPEECH_FOR_DAD,
     "draft_agrees_with_the_user": DRAFT_AGREES,
@@ -645,6 +688,8 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     "user_car": (USER_CAR, 3, 0),
     "museum_open_then_closed_on_mondays": (MUSEUM, 3, 1),
     "party_size_replaced_then_old_value": (PARTY_SIZE, 5, 2),
+    # a table row goes back to the head count the user replaced
+    "replaced_count_back_in_a_table_row": (_kids_shopping("Pizza for 12 kids"), 3, 2),
 }
 
 
@@ -682,6 +727,11 @@ KNOWN_GAPS: dict[str, tuple[Turns, int, int, str]] = {
         [USER_CAR[0], ("assistant", "Since your car is a Honda Civic, check whether it's fitted "
                                     "with an approved immobiliser.")],
         1, 0, "a 'whether' clause in the main clause silences the 'since' premise"),
+    "hyphen_range_reads_as_arithmetic": (
+        [("user", KIDS_PARTY[1].replace("from 2 to 4pm", "2-4pm")),
+         *_kids_shopping("Pizza for 12 kids")[1:]],
+        3, 2, "'2-4pm' matches the arithmetic pattern ('derived'), so the user's sentence with "
+              "'12 kids' is never measured and the revision has no old value"),
     "possessive_presupposition": (
         [USER_CAR[0], ("assistant", "Your Honda Civic is cheap to insure, so third-party cover "
                                     "is rarely worth the saving.")],

@@ -63,6 +63,12 @@ def asks_for_fiction(prompt: str) -> bool:
     return bool(_pattern("fiction_requests").search(prompt))
 
 
+def recalls_past_value(sentence: str) -> bool:
+    """The sentence speaks of a value as past or replaced ("down from 12", "instead of
+    12"), not as what holds now."""
+    return bool(_pattern("past_value").search(sentence))
+
+
 def is_epistemic(sentence: str) -> bool:
     """The sentence is about what can be known or inferred, or is a disjunction."""
     return bool(_pattern("epistemic").search(sentence))

@@ -222,6 +222,43 @@ def _says_something(sent: Any) -> bool:
                                           for c in root.children))
 
 
+_DASHES = frozenset({"—", "–", "--"})
+
+
+def _unconditional_parts(sent: Any) -> list[str]:
+    """The dash-joined clauses of a conditional sentence that are not conditional
+    themselves: "By default, requests has no timeout at all — if the server never
+    answers, the call will hang" asserts its first clause whatever the second supposes.
+
+    A dash joins two clauses as a full stop would; the parser takes it as one sentence
+    and may root it in the "if" clause, so the whole would read as hypothetical. Only a
+    part with a subject of its own and no conditional, hedge or goal of its own counts.
+    """
+    parts: list[list[Any]] = [[]]
+    for token in sent:
+        spaced_hyphen = token.text == "-" and token.whitespace_ and token.i > 0 and (
+            token.doc[token.i - 1].whitespace_)
+        if token.text in _DASHES or spaced_hyphen:
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    if len(parts) < 2:
+        return []
+    kept = []
+    for tokens in parts:
+        if not tokens:
+            continue
+        text = tokens[0].doc[tokens[0].i: tokens[-1].i + 1].text.strip(" ,;")
+        plain = text.lower()
+        if (text.endswith("?") or lexicon.modality_cue(plain) is not None
+                or cues.opens_conditional(text) or cues.states_goal(text)
+                or cues.is_epistemic(plain)):
+            continue
+        if any(t.dep_ in _SUBJECT_DEPS for t in tokens):
+            kept.append(text)
+    return kept
+
+
 def clause_modality(head: Any, modality: Modality) -> Modality:
     """The modality of the clause headed by `head`, inside a frame of `modality`.
 
@@ -385,6 +422,8 @@ class RuleExtractor:
                     kept.append((text, scope))
                     if not _says_something(sent):
                         result.fragments.add(text)
+                elif sentence_modality == "asserted" and cue == "hypothetical":
+                    result.asserted.extend((part, scope) for part in _unconditional_parts(sent))
                 start = len(result.triples)
                 self._clause(sent.root, None, sentence_modality, text, utt, result, 1.0)
                 self._measured_nouns(sent, sentence_modality, text, utt, result)

@@ -424,23 +424,34 @@ class Engine:
                     continue
                 for q in quantities.parse_quantities(old.object_text):
                     candidates.append((old.turn, key, old, q))
+        # what the user said before in sentences the graph has no fact for ("12 kids
+        # coming"): values the revision replaces, though no fact is superseded
+        said = [(t, q) for t, speaker, said_text, _ in state.statements
+                if t < turn and speaker == "user"
+                for q in quantities.parse_quantities(said_text)]
         revised: list[Fact] = []
         sentence = text.strip()[:bounds.SENTENCE_CHARS]
         for new in fresh:
-            matches = [
-                c for c in candidates
-                if quantities.same_value(c[3], new) is False
-                and (not stale or any(_value_matches(s, c[3]) for s in stale))
-            ]
-            if not matches:
+            def replaced(q: quantities.Quantity, new: quantities.Quantity = new) -> bool:
+                return quantities.same_value(q, new) is False and (
+                    not stale or any(_value_matches(s, q) for s in stale))
+
+            matches = [c for c in candidates if replaced(c[3])]
+            values = [(t, q) for t, q in said
+                      if q.dimension == new.dimension and q.unit == new.unit and replaced(q)]
+            values += [(m[0], m[3]) for m in matches]
+            if not values:
                 continue
             if not stale:
-                latest = max(m[0] for m in matches)
-                matches = [m for m in matches if m[0] == latest]
+                latest = max(t for t, _ in values)
+                values = [v for v in values if v[0] == latest]
+                if matches:
+                    newest = max(m[0] for m in matches)
+                    matches = [m for m in matches if m[0] == newest]
             state.add_revision(Revision(
                 dimension=new.dimension, unit=new.unit, new=new.value, surface=new.surface,
                 turn=turn, sentence=sentence,
-                old=tuple(sorted({m[3].value for m in matches}
+                old=tuple(sorted({q.value for _, q in values}
                                  | {s.value for s in stale if s.dimension == new.dimension})),
             ), self.config.max_revisions)
             for _, key, old, _q in matches:
@@ -506,8 +517,11 @@ class Engine:
         findings = self._findings(state, facts, turn)
         pairs = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
         creative = cues.is_creative_request(prompt)
+        reverted = [] if cues.asks_for_fiction(prompt) else _reverted_amounts(
+            state, turn, [*extraction.asserted, *extraction.quoted])
         for found in (self._amount_findings(state, event, extraction, facts),
-                      self._draft_findings(state, turn, extraction, prompt, creative)):
+                      self._draft_findings(state, turn, extraction, prompt, creative),
+                      reverted):
             found = [f for f in found if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
             pairs |= {(f.claim.sentence, f.prior.sentence) for _, f, _ in found}
             findings += found
@@ -1074,25 +1088,79 @@ def _matching_value(old: Fact, values: list[Fact]) -> Fact | None:
     return None
 
 
+def _replacements(state: ConversationState, q: quantities.Quantity, turn: int
+                  ) -> list[Revision]:
+    """The user's revisions before `turn` that replaced this value by another."""
+    return [rev for rev in state.revisions
+            if rev.turn < turn and rev.dimension == q.dimension and rev.unit == q.unit
+            and any(quantities.same_value(q, replace(q, value=v)) for v in rev.old)
+            and not quantities.same_value(q, replace(q, value=rev.new))]
+
+
+def _revision_fact(rev: Revision, subject: str) -> Fact:
+    """The user's revision in the shape certificates quote."""
+    return Fact(
+        subject=subject, relation="revise to", object=rev.surface.lower(),
+        object_text=rev.surface, negated=False, modality="asserted",
+        speaker="user", turn=rev.turn, sentence=rev.sentence,
+        predicate="revise", prep="to", time_scope=None, importance=1.0,
+    )
+
+
 def _reverted_values(state: ConversationState, fact: Fact) -> list[contradiction.Finding]:
     """An assistant claim that states a value the user explicitly replaced."""
     if fact.modality != "asserted" or fact.negated or not fact.object_text:
         return []
-    found = []
-    for q in quantities.parse_quantities(fact.object_text):
-        for rev in state.revisions:
-            if rev.turn >= fact.turn or rev.dimension != q.dimension or rev.unit != q.unit:
-                continue
-            same = [quantities.same_value(q, replace(q, value=v)) for v in rev.old]
-            if any(same) and not quantities.same_value(q, replace(q, value=rev.new)):
-                prior = Fact(
-                    subject=fact.subject, relation="revise to", object=rev.surface.lower(),
-                    object_text=rev.surface, negated=False, modality="asserted",
-                    speaker="user", turn=rev.turn, sentence=rev.sentence,
-                    predicate="revise", prep="to", time_scope=None, importance=1.0,
-                )
-                found.append(contradiction.Finding(
-                    "numeric", 0.9, fact, prior,
-                    f"{q.surface} was replaced by {rev.surface}",
-                ))
+    stated = quantities.parse_quantities(fact.sentence)
+    return [contradiction.Finding("numeric", 0.9, fact, _revision_fact(rev, fact.subject),
+                                  f"{q.surface} was replaced by {rev.surface}")
+            for q in quantities.parse_quantities(fact.object_text)
+            for rev in _reverts(state, fact.sentence, stated, q, fact.turn)]
+
+
+def _reverts(state: ConversationState, sentence: str, stated: list[quantities.Quantity],
+             q: quantities.Quantity, turn: int) -> list[Revision]:
+    """The revisions that `q`, stated in `sentence`, goes back on.
+
+    A sentence that also names the new value, or speaks of the old one as past ("down
+    from 12", "instead of 12"), compares the two and keeps to the update.
+    """
+    if cues.recalls_past_value(sentence):
+        return []
+    return [rev for rev in _replacements(state, q, turn)
+            if not any(p.dimension == rev.dimension and p.unit == rev.unit
+                       and quantities.same_value(p, replace(p, value=rev.new))
+                       for p in stated)]
+
+
+def _same_attribute(sentence: str, amount: amounts.Amount, rev: Revision) -> bool:
+    """The amount measures what the revision changed: a word around it is a word around
+    the revision's new value ("budget" in "budget goes up to $5.5k"). A count's noun is
+    its own attribute ("12 kids" / "8 kids now")."""
+    ours = aligned.attribute(sentence, amount)
+    return any(a.quantity.surface == rev.surface and ours & aligned.attribute(rev.sentence, a)
+               for a in aligned.measured(rev.sentence))
+
+
+def _reverted_amounts(state: ConversationState, turn: int,
+                      sentences: Sequence[tuple[str, str]]
+                      ) -> list[tuple[int, contradiction.Finding, float]]:
+    """Sentences that state a value the user replaced, read from their text: a table row
+    ("Guests: 12 kids"), a list item or a draft's line after "scratch that, 8 kids now".
+    `_reverted_values` reads the graph's facts, which only parsed clauses give."""
+    if not state.revisions:
+        return []
+    found: list[tuple[int, contradiction.Finding, float]] = []
+    for sentence, context in sentences:
+        sentence = sentence[:bounds.SENTENCE_CHARS]
+        stated = quantities.parse_quantities(sentence)
+        for amount in aligned.measured(sentence):
+            q = amount.quantity
+            for rev in _reverts(state, sentence, stated, q, turn):
+                if q.dimension != "count" and not _same_attribute(sentence, amount, rev):
+                    continue  # "$200 for printing" after "the budget goes up to $5.5k"
+                claim = sentence_fact(sentence, context, "assistant", turn, rev.unit)
+                found.append((-1, contradiction.Finding(
+                    "numeric", 0.9, claim, _revision_fact(rev, rev.unit),
+                    f"{q.surface} was replaced by {rev.surface}"), 1.0))
     return found
