@@ -479,15 +479,14 @@ That should come in well under £100.""")]
 MEETUP_BUDGET: Turns = [
     ("user", "Organising a customer meetup in Austin, about 40 people, budget $4k. What do I "
              "need?"),
-    ("assistant", """Here's a simple plan. The venue and food will take most of it, around
-$3,000 together. Printing and name tags will cost about $200."""),
-    ("user", "Update: the budget goes up to $5.5k. Can you redo the breakdown?"),
+    ("assistant", "Book a private room in a brewery, order tacos, and print name tags."),
+    ("user", "Update: the budget goes up to $5.5k. Can you give me a breakdown?"),
     ("assistant", """Sure:
 
 | Item | Estimate |
 |---|---|
-| Venue and food | $4,500 |
-| Printing and name tags | $200 |
+| Venue and food | $4,000 |
+| Printing and name tags | $300 |
 | Swag | $600 |
 
 That keeps you just under $5.5k."""),
@@ -498,8 +497,15 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
     "row_compares_the_replaced_count": _kids_shopping("Pizza for 8 kids instead of 12 kids"),
     # the row speaks of the old count as past
     "row_recalls_the_replaced_count": _kids_shopping(
-        "Two large pizzas (the order for 12 kids was too much)"),
-    # the new budget replaces the budget, not the price of the printing
+        "Two large pizzas (originally planned for 12 kids)"),
+    # two counts of kids before the update: which one it changed is open
+    "update_with_two_earlier_counts": [
+        ("user", "Planning my son's party at home: we have 2 kids of our own, and 12 kids "
+                 "coming. Ideas?"),
+        KIDS_PARTY_PLAN, KIDS_UPDATE,
+        ("assistant", "Here's the list: two large pizzas, a chocolate cake and small prizes. "
+                      "Your 2 kids can help hand out the treasure hunt prizes.")],
+    # the new budget replaces the budget, not a price that happens to equal the old one
     "revised_budget_leaves_other_prices": MEETUP_BUDGET,
     "quoted_words_of_someone_else": QUOTED_READER,
     "speech_about_someone_else": SPEECH_FOR_DAD,

@@ -232,13 +232,17 @@ def _unconditional_parts(sent: Any) -> list[str]:
 
     A dash joins two clauses as a full stop would; the parser takes it as one sentence
     and may root it in the "if" clause, so the whole would read as hypothetical. Only a
-    part with a subject of its own and no conditional, hedge or goal of its own counts.
+    part with a subject and a finite verb of its own, and no conditional, hedge or goal
+    of its own, counts; a dash between two numbers is a range, not a join.
     """
     parts: list[list[Any]] = [[]]
+    doc = sent.doc
     for token in sent:
         spaced_hyphen = token.text == "-" and token.whitespace_ and token.i > 0 and (
-            token.doc[token.i - 1].whitespace_)
-        if token.text in _DASHES or spaced_hyphen:
+            doc[token.i - 1].whitespace_)
+        in_range = sent.start < token.i < sent.end - 1 and (
+            doc[token.i - 1].like_num and doc[token.i + 1].like_num)  # "open 9 – 5"
+        if (token.text in _DASHES or spaced_hyphen) and not in_range:
             parts.append([])
         else:
             parts[-1].append(token)
@@ -254,8 +258,9 @@ def _unconditional_parts(sent: Any) -> list[str]:
                 or cues.opens_conditional(text) or cues.states_goal(text)
                 or cues.is_epistemic(plain)):
             continue
-        if any(t.dep_ in _SUBJECT_DEPS for t in tokens):
-            kept.append(text)
+        if any(t.dep_ in _SUBJECT_DEPS for t in tokens) and any(
+                t.tag_ in _FINITE_TAGS for t in tokens):
+            kept.append(text)  # a clause, not "The trip" of "The trip — if ... — takes"
     return kept
 
 

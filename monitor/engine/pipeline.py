@@ -424,34 +424,23 @@ class Engine:
                     continue
                 for q in quantities.parse_quantities(old.object_text):
                     candidates.append((old.turn, key, old, q))
-        # what the user said before in sentences the graph has no fact for ("12 kids
-        # coming"): values the revision replaces, though no fact is superseded
-        said = [(t, q) for t, speaker, said_text, _ in state.statements
+        said = [q for t, speaker, said_text, _ in state.statements
                 if t < turn and speaker == "user"
                 for q in quantities.parse_quantities(said_text)]
         revised: list[Fact] = []
         sentence = text.strip()[:bounds.SENTENCE_CHARS]
         for new in fresh:
-            def replaced(q: quantities.Quantity, new: quantities.Quantity = new) -> bool:
-                return quantities.same_value(q, new) is False and (
-                    not stale or any(_value_matches(s, q) for s in stale))
-
-            matches = [c for c in candidates if replaced(c[3])]
-            values = [(t, q) for t, q in said
-                      if q.dimension == new.dimension and q.unit == new.unit and replaced(q)]
-            values += [(m[0], m[3]) for m in matches]
-            if not values:
+            matches = [c for c in candidates if _replaces(new, stale, c[3])]
+            if matches and not stale:
+                latest = max(m[0] for m in matches)
+                matches = [m for m in matches if m[0] == latest]
+            old_values = {m[3].value for m in matches} or _only_value_said(new, stale, said)
+            if not old_values:
                 continue
-            if not stale:
-                latest = max(t for t, _ in values)
-                values = [v for v in values if v[0] == latest]
-                if matches:
-                    newest = max(m[0] for m in matches)
-                    matches = [m for m in matches if m[0] == newest]
             state.add_revision(Revision(
                 dimension=new.dimension, unit=new.unit, new=new.value, surface=new.surface,
                 turn=turn, sentence=sentence,
-                old=tuple(sorted({q.value for _, q in values}
+                old=tuple(sorted(old_values
                                  | {s.value for s in stale if s.dimension == new.dimension})),
             ), self.config.max_revisions)
             for _, key, old, _q in matches:
@@ -518,7 +507,7 @@ class Engine:
         pairs = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
         creative = cues.is_creative_request(prompt)
         reverted = [] if cues.asks_for_fiction(prompt) else _reverted_amounts(
-            state, turn, [*extraction.asserted, *extraction.quoted])
+            state, turn, extraction.asserted)
         for found in (self._amount_findings(state, event, extraction, facts),
                       self._draft_findings(state, turn, extraction, prompt, creative),
                       reverted):
@@ -1071,6 +1060,24 @@ def _revision_quantities(
     return fresh, stale
 
 
+def _replaces(new: quantities.Quantity, stale: list[quantities.Quantity],
+              q: quantities.Quantity) -> bool:
+    """`new` replaces `q`: a different value, and one of the old values the user named
+    ("8, not 12"), if they named any."""
+    return quantities.same_value(q, new) is False and (
+        not stale or any(_value_matches(s, q) for s in stale))
+
+
+def _only_value_said(new: quantities.Quantity, stale: list[quantities.Quantity],
+                     said: list[quantities.Quantity]) -> set[float]:
+    """The old value of a revision the graph has no fact for ("12 kids coming", then
+    "scratch that, 8 kids now"): the one value of this unit the user stated before. Two
+    ("2 kids of our own", "12 kids coming") leave it open which one changed: none."""
+    values = {q.value for q in said if q.dimension == new.dimension and q.unit == new.unit
+              and _replaces(new, stale, q)}
+    return values if len(values) == 1 else set()
+
+
 def _value_matches(stale: quantities.Quantity, candidate: quantities.Quantity) -> bool:
     if stale.dimension == candidate.dimension:
         return quantities.same_value(stale, candidate) is True
@@ -1088,10 +1095,10 @@ def _matching_value(old: Fact, values: list[Fact]) -> Fact | None:
     return None
 
 
-def _replacements(state: ConversationState, q: quantities.Quantity, turn: int
+def _replacements(revisions: Sequence[Revision], q: quantities.Quantity, turn: int
                   ) -> list[Revision]:
     """The user's revisions before `turn` that replaced this value by another."""
-    return [rev for rev in state.revisions
+    return [rev for rev in revisions
             if rev.turn < turn and rev.dimension == q.dimension and rev.unit == q.unit
             and any(quantities.same_value(q, replace(q, value=v)) for v in rev.old)
             and not quantities.same_value(q, replace(q, value=rev.new))]
@@ -1115,10 +1122,10 @@ def _reverted_values(state: ConversationState, fact: Fact) -> list[contradiction
     return [contradiction.Finding("numeric", 0.9, fact, _revision_fact(rev, fact.subject),
                                   f"{q.surface} was replaced by {rev.surface}")
             for q in quantities.parse_quantities(fact.object_text)
-            for rev in _reverts(state, fact.sentence, stated, q, fact.turn)]
+            for rev in _reverts(state.revisions, fact.sentence, stated, q, fact.turn)]
 
 
-def _reverts(state: ConversationState, sentence: str, stated: list[quantities.Quantity],
+def _reverts(revisions: Sequence[Revision], sentence: str, stated: list[quantities.Quantity],
              q: quantities.Quantity, turn: int) -> list[Revision]:
     """The revisions that `q`, stated in `sentence`, goes back on.
 
@@ -1127,16 +1134,26 @@ def _reverts(state: ConversationState, sentence: str, stated: list[quantities.Qu
     """
     if cues.recalls_past_value(sentence):
         return []
-    return [rev for rev in _replacements(state, q, turn)
+    return [rev for rev in _replacements(revisions, q, turn)
             if not any(p.dimension == rev.dimension and p.unit == rev.unit
                        and quantities.same_value(p, replace(p, value=rev.new))
                        for p in stated)]
 
 
+def _values_before(state: ConversationState, rev: Revision) -> set[float]:
+    """The values the revision may have replaced: its own old ones and every value of its
+    unit the user stated before it. More than one ("2 kids of our own", "12 kids
+    coming") leaves open which the revision changed."""
+    return set(rev.old) | {
+        q.value for t, speaker, text, _ in state.statements
+        if t < rev.turn and speaker == "user"
+        for q in quantities.parse_quantities(text)
+        if q.dimension == rev.dimension and q.unit == rev.unit}
+
+
 def _same_attribute(sentence: str, amount: amounts.Amount, rev: Revision) -> bool:
     """The amount measures what the revision changed: a word around it is a word around
-    the revision's new value ("budget" in "budget goes up to $5.5k"). A count's noun is
-    its own attribute ("12 kids" / "8 kids now")."""
+    the revision's new value ("budget" in "budget goes up to $5.5k")."""
     ours = aligned.attribute(sentence, amount)
     return any(a.quantity.surface == rev.surface and ours & aligned.attribute(rev.sentence, a)
                for a in aligned.measured(rev.sentence))
@@ -1147,8 +1164,10 @@ def _reverted_amounts(state: ConversationState, turn: int,
                       ) -> list[tuple[int, contradiction.Finding, float]]:
     """Sentences that state a value the user replaced, read from their text: a table row
     ("Guests: 12 kids"), a list item or a draft's line after "scratch that, 8 kids now".
-    `_reverted_values` reads the graph's facts, which only parsed clauses give."""
-    if not state.revisions:
+    `_reverted_values` reads the graph's facts, which only parsed clauses give; reading
+    any sentence, this asks more: the revision replaced one value only."""
+    revisions = [rev for rev in state.revisions if len(_values_before(state, rev)) == 1]
+    if not revisions:
         return []
     found: list[tuple[int, contradiction.Finding, float]] = []
     for sentence, context in sentences:
@@ -1156,9 +1175,12 @@ def _reverted_amounts(state: ConversationState, turn: int,
         stated = quantities.parse_quantities(sentence)
         for amount in aligned.measured(sentence):
             q = amount.quantity
-            for rev in _reverts(state, sentence, stated, q, turn):
+            for rev in _reverts(revisions, sentence, stated, q, turn):
+                # a count's noun is its own attribute ("12 kids" / "8 kids now"); other
+                # values need a word in common: not "$200 for printing" after "the
+                # budget goes up to $5.5k"
                 if q.dimension != "count" and not _same_attribute(sentence, amount, rev):
-                    continue  # "$200 for printing" after "the budget goes up to $5.5k"
+                    continue
                 claim = sentence_fact(sentence, context, "assistant", turn, rev.unit)
                 found.append((-1, contradiction.Finding(
                     "numeric", 0.9, claim, _revision_fact(rev, rev.unit),
