@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from monitor.engine.aligned import derived, measured
 from monitor.engine.amounts import amounts, comparable, incompatible
 from monitor.engine.markdown import row_text, segments
 
@@ -23,6 +24,15 @@ def test_amounts_conflict_only_when_their_bands_do_not_meet() -> None:
     (five,) = amounts("The flight takes 5 hours.")
     assert comparable(about_two, five) and incompatible(about_two, five)
     assert not incompatible(about_two, two)
+
+
+def test_a_hyphen_between_numbers_is_a_range_and_a_spaced_minus_a_calculation() -> None:
+    # "2-4pm", "8-9 hours": how people type ranges, so the sentence's amounts are read
+    assert not derived("12 kids coming, 2-4pm on a Saturday.")
+    assert [a.quantity.unit for a in measured("12 kids coming, 2-4pm on a Saturday.")][0] == "kid"
+    # a worked step is still a calculation, its numbers steps rather than claims
+    assert derived("That leaves 12 - 4 cookies.") and derived("12-4=8 cookies")
+    assert derived("3 x 4 rows of chairs") and derived("12 minus 4 is 8")
 
 
 def test_list_items_quotes_code_and_tables_become_what_they_are() -> None:
