@@ -50,7 +50,8 @@ def _names(sentence: str) -> set[str]:
     return {m.group(0).lower() for m in _NAME.finditer(sentence.strip(" *-#>"))}
 
 
-_ARITHMETIC = re.compile(r"[=×÷]|\d\s*[+*/x]\s*\d|\d\s+-\s+\d|\b(?:equals?|times|minus|plus|divided?|"
+_ARITHMETIC = re.compile(r"[=×÷]|\d\s*[+*/x]\s*\d|\d\s+-\s+\d|"
+                         r"\b(?:equals?|times|minus|plus|divided?|"
                          r"multipl(?:y|ied)|subtract|add up|sum of|quotient|product of|"
                          r"remainder)\b", re.IGNORECASE)
 _OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|newer|last-gen|"

@@ -29,7 +29,8 @@ def test_amounts_conflict_only_when_their_bands_do_not_meet() -> None:
 def test_a_hyphen_between_numbers_is_a_range_and_a_spaced_minus_a_calculation() -> None:
     # "2-4pm", "8-9 hours": how people type ranges, so the sentence's amounts are read
     assert not derived("12 kids coming, 2-4pm on a Saturday.")
-    assert [a.quantity.unit for a in measured("12 kids coming, 2-4pm on a Saturday.")][0] == "kid"
+    (kids, *_) = measured("12 kids coming, 2-4pm on a Saturday.")
+    assert kids.quantity.unit == "kid"
     # a worked step is still a calculation, its numbers steps rather than claims
     assert derived("That leaves 12 - 4 cookies.") and derived("12-4=8 cookies")
     assert derived("3 x 4 rows of chairs") and derived("12 minus 4 is 8")
