@@ -23,6 +23,11 @@ def _broken(user: str, answer: str) -> list[str | None]:
     ("we're vegetarian", "Serve with a pork chop.", "pork"),
     ("We're vegan", "Add a knob of butter.", "butter"),
     ("We're vegan", "Use oat milk or cow's milk.", "milk"),  # the second one breaks it
+    # the food named before "allergy" / "intolerance"
+    ("my son has a nut allergy", "Sprinkle over some toasted almonds.", "almonds"),
+    ("I have a shellfish allergy.", "Add the prawns at the end.", "prawns"),
+    ("my wife has a gluten intolerance", "Serve it with warm couscous.", "couscous"),
+    ("we don't have a car", "Drive to the trailhead and park at the visitor centre.", "Drive"),
 ])
 def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: str) -> None:
     assert word in _broken(user, answer)
@@ -52,6 +57,14 @@ def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
     "no, I meant the other one",
 ])
 def test_questions_and_pleasantries_set_nothing(user: str) -> None:
+    assert constraints_in(user, 0) == []
+
+
+@pytest.mark.parametrize("user", [
+    "none of us has a nut allergy", "we don't have any nut allergies",
+    "my hay fever allergy is bad this year", "there's no car park at the hotel",
+])
+def test_a_denied_or_unnamed_allergy_sets_nothing(user: str) -> None:
     assert constraints_in(user, 0) == []
 
 

@@ -683,9 +683,25 @@ MEAL_PLAN_TABLE: Turns = [
 Want a shopping list for the week?"""),
 ]
 
+NUT_ALLERGY_CAKE: Turns = [
+    ("user", "Baking for my son's 8th birthday. He has a nut allergy. Any easy cake ideas?"),
+    ("assistant", """Happy birthday to him! A **lemon drizzle traybake** is easy and feeds a crowd.
+
+**Ingredients**
+- 225 g softened butter
+- 225 g caster sugar
+- 4 eggs
+- 175 g self-raising flour
+- 50 g ground almonds (keeps it moist)
+
+Bake at 180°C for 30-35 minutes, then pour over the lemon syrup while it's warm."""),
+]
+
 RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     # the dish that breaks the allergy sits in a table row, not in a sentence
     "shellfish_allergy_then_prawns_in_a_table": (MEAL_PLAN_TABLE, 1, 0),
+    # "a nut allergy" names the food before the word, not after "allergic to"
+    "nut_allergy_then_ground_almonds": (NUT_ALLERGY_CAKE, 1, 0),
     # a profile drafted for the user gives them years they do not have
     "user_has_8_years_then_drafted_summary_says_12": (
         [NURSE_ASKS, ("assistant", _nurse_summary("12"))], 1, 0),

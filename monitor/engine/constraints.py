@@ -41,6 +41,7 @@ class _Tables:
     activities: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
     avoiding: re.Pattern[str]
     openers: re.Pattern[str]
+    closers: re.Pattern[str]
     not_after_no: frozenset[str]
     other_food_after: frozenset[str]
     phrases: dict[str, str]
@@ -85,6 +86,10 @@ def tables() -> _Tables:
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
                                                                     reverse=True))
             + r")\s+([^.;:!?()]+)", re.I),
+        closers=re.compile(
+            r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:"
+            + "|".join(re.escape(c) for c in config["exclusions"]["closers"])
+            + r")(?![\w-])", re.I),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
         phrases=dict(config["rule_phrases"]),
@@ -130,6 +135,17 @@ _LOOSE_OPENERS = frozenset({"no", "without", "avoid", "avoids", "hate", "nothing
 ("no jumping please"; not "without relying on the cloud or external storage")."""
 
 
+_DENIED = re.compile(r"\b(?:no|not|none|never|nobody)\b|n't", re.I)
+"""A negation before "nut allergy": "none of us has a nut allergy" sets nothing."""
+
+
+def _group_named(words: list[str]) -> str | None:
+    """The food group the last one or two words name ("tree nuts", "shellfish"), or None."""
+    t = tables()
+    head = _singular(" ".join(words[-2:])) if len(words) > 1 else ""
+    return t.group_of_name.get(head) or t.group_of_name.get(_singular(words[-1]))
+
+
 def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     """The constraints a user sentence sets (none from a question)."""
     text = sentence.strip().replace("’", "'")
@@ -153,12 +169,15 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             words = chunk.split()
             if not words or (opener == "no" and words[0] in t.not_after_no):
                 continue
-            head = _singular(" ".join(words[-2:])) if len(words) > 1 else ""
-            group = t.group_of_name.get(head) or t.group_of_name.get(_singular(words[-1]))
+            group = _group_named(words)
             if group is not None:
                 found.setdefault(group, set()).update(t.members[group])
             elif len(words) <= 3 and len(words[-1]) > 3 and (not loose or "please" in lower):
                 found.setdefault(_stem(words[-1]), set()).add(_stem(words[-1]))
+    for match in t.closers.finditer(lower) if _FIRST_PERSON.search(lower) else ():
+        group = _group_named(match.group(1).split())
+        if group is not None and not _DENIED.search(lower, 0, match.start()):
+            found.setdefault(group, set()).update(t.members[group])
     return [Constraint(turn, sentence, label, tuple(sorted(words)))
             for label, words in sorted(found.items()) if words]
 
