@@ -726,6 +726,16 @@ def test_realistic_contradiction_is_certified(turns: Turns, turn: int, cites: in
     assert all(c.turn_index == turn for c in certs), explain(certs)
 
 
+def test_one_offending_word_against_two_rules_of_one_turn_is_one_certificate() -> None:
+    turns: Turns = [
+        ("user", "Lunch box ideas please. My son is allergic to peanuts. His school is "
+                 "nut-free too."),
+        ("assistant", "Try ants on a log: celery sticks filled with peanut butter and raisins."),
+    ]
+    certs = certify(turns)
+    assert [(c.turn_index, c.conflicts_with) for c in certs] == [(1, 0)], explain(certs)
+
+
 # --- recall gaps the current engine misses (documented, strict: a fix must update them) -----
 
 def _car_gap(user: str, later: str) -> Turns:

@@ -838,17 +838,20 @@ class Engine:
         self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]]
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Answer sentences that offer what the user ruled out (engine.constraints)."""
-        found: dict[tuple[str, str], tuple[int, contradiction.Finding, float]] = {}
+        # one finding per answer sentence, user turn and offending word: "peanut butter"
+        # breaks both "a severe peanut allergy" and "the school is nut-free", one page
+        found: dict[tuple[str, int, str], tuple[int, contradiction.Finding, float]] = {}
         for sentence, context in asserted:
             sentence = sentence[:bounds.SENTENCE_CHARS]
             for rule in state.constraints:
                 word = broken_by(sentence, rule) if rule.turn < turn else None
-                if word is None or (sentence, rule.sentence) in found or state.changed_between(
-                        rule.turn, turn, frozenset(rule.label.split()), min_shared=1):
+                if word is None or (sentence, rule.turn, word.lower()) in found or (
+                        state.changed_between(rule.turn, turn, frozenset(rule.label.split()),
+                                              min_shared=1)):
                     continue
                 claim = sentence_fact(sentence, context, "assistant", turn, word.lower())
                 prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
-                found[(sentence, rule.sentence)] = (-1, contradiction.Finding(
+                found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence, claim, prior,
                     f"{word} is ruled out by {rule_phrase(rule.label)}"), 1.0)
         return list(found.values())
