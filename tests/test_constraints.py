@@ -28,6 +28,7 @@ def _broken(user: str, answer: str) -> list[str | None]:
     ("I have a shellfish allergy.", "Add the prawns at the end.", "prawns"),
     ("my wife has a gluten intolerance", "Serve it with warm couscous.", "couscous"),
     ("we don't have a car", "Drive to the trailhead and park at the visitor centre.", "Drive"),
+    ("my daughter is dairy free", "Top each bowl with a spoon of yoghurt.", "yoghurt"),
 ])
 def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: str) -> None:
     assert word in _broken(user, answer)
