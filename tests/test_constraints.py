@@ -48,6 +48,10 @@ def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: 
     # allergy advice about the thing ruled out
     ("she's allergic to tree nuts", 'Read labels: "may contain tree nuts" warnings change.'),
     ("she's allergic to tree nuts", "40 g chocolate chips (check the label for nut traces)"),
+    # a food group's name is a word, not a prefix: nutmeg is no nut
+    ("my son has a nut allergy", "Add a pinch of nutmeg and a nutritious oat topping."),
+    # the answer speaks of the allergy itself
+    ("I'm allergic to peanuts", "Peanut allergies affect about 2% of children."),
 ])
 def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
     assert all(w is None for w in _broken(user, answer))
@@ -63,10 +67,29 @@ def test_questions_and_pleasantries_set_nothing(user: str) -> None:
 
 @pytest.mark.parametrize("user", [
     "none of us has a nut allergy", "we don't have any nut allergies",
+    "My son has no nut allergy but loves cake.",
     "my hay fever allergy is bad this year", "there's no car park at the hotel",
+    # in passing: outgrown, tested negative, a topic
+    "We tested him for a peanut allergy and it came back negative",
+    "He used to have a milk allergy as a baby but outgrew it",
+    "I'm writing a blog post about peanut allergies",
+    # a phrase inside other words is not the phrase
+    "I'd like to relax without a care in the world.",
 ])
-def test_a_denied_or_unnamed_allergy_sets_nothing(user: str) -> None:
+def test_a_denied_outgrown_or_unnamed_allergy_sets_nothing(user: str) -> None:
     assert constraints_in(user, 0) == []
+
+
+@pytest.mark.parametrize(("user", "labels"), [
+    # the negation belongs to another clause
+    ("No, my daughter has a peanut allergy.", ["peanut"]),
+    ("Not sure if it matters but my son has a nut allergy.", ["nut"]),
+    ("My son has nut and egg allergies", ["egg", "nut"]),
+    # a diet that ends in "intolerant" stays the diet, named as the user said it
+    ("I'm lactose intolerant", ["lactose intolerant"]),
+])
+def test_allergies_named_before_the_word(user: str, labels: list[str]) -> None:
+    assert [c.label for c in constraints_in(user, 0)] == labels
 
 
 def test_a_certificate_names_the_rule_as_the_user_set_it() -> None:

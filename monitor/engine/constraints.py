@@ -42,6 +42,7 @@ class _Tables:
     avoiding: re.Pattern[str]
     openers: re.Pattern[str]
     closers: re.Pattern[str]
+    not_a_rule: re.Pattern[str]
     not_after_no: frozenset[str]
     other_food_after: frozenset[str]
     phrases: dict[str, str]
@@ -87,9 +88,10 @@ def tables() -> _Tables:
                                                                     reverse=True))
             + r")\s+([^.;:!?()]+)", re.I),
         closers=re.compile(
-            r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:"
+            r"(?<![\w-])([\w-]+(?:\s+[\w-]+){0,3})\s+(?:"
             + "|".join(re.escape(c) for c in config["exclusions"]["closers"])
             + r")(?![\w-])", re.I),
+        not_a_rule=_words_pattern(tuple(config["exclusions"]["closer_not_a_rule"])),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
         phrases=dict(config["rule_phrases"]),
@@ -136,7 +138,15 @@ _LOOSE_OPENERS = frozenset({"no", "without", "avoid", "avoids", "hate", "nothing
 
 
 _DENIED = re.compile(r"\b(?:no|not|none|never|nobody)\b|n't", re.I)
-"""A negation before "nut allergy": "none of us has a nut allergy" sets nothing."""
+"""A negation in the clause of "nut allergy": "none of us has a nut allergy", "he has no
+nut allergy" set nothing; "No, my daughter has a peanut allergy" does."""
+_CLAUSE_MARKS = (",", ";", ":", " but ", " and ")
+
+
+def _clause_start(text: str, end: int) -> int:
+    """Where the clause that ends at `end` begins (after a comma, "but", "and")."""
+    return max((text.rfind(mark, 0, end) + len(mark) for mark in _CLAUSE_MARKS
+                if text.rfind(mark, 0, end) >= 0), default=0)
 
 
 def _group_named(words: list[str]) -> str | None:
@@ -158,7 +168,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         if _words_pattern((diet,)).search(lower) and _FIRST_PERSON.search(lower):
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (set_by, breaks) in t.activities.items():
-        if any(phrase in lower for phrase in set_by):
+        if _words_pattern(set_by).search(lower):  # "without a car", not "without a care"
             found.setdefault(name, set()).update(breaks)
     for match in t.openers.finditer(lower):
         opener, rest = match.group(1), _TRAILING.sub("", match.group(2))
@@ -174,10 +184,16 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 found.setdefault(group, set()).update(t.members[group])
             elif len(words) <= 3 and len(words[-1]) > 3 and (not loose or "please" in lower):
                 found.setdefault(_stem(words[-1]), set()).add(_stem(words[-1]))
-    for match in t.closers.finditer(lower) if _FIRST_PERSON.search(lower) else ():
-        group = _group_named(match.group(1).split())
-        if group is not None and not _DENIED.search(lower, 0, match.start()):
-            found.setdefault(group, set()).update(t.members[group])
+    if _FIRST_PERSON.search(lower) and not t.not_a_rule.search(lower):
+        for match in t.closers.finditer(lower):
+            if _DENIED.search(lower, _clause_start(lower, match.start()), match.end(1)) or any(
+                    label in t.diets and _words_pattern((label,)).search(match.group(0))
+                    for label in found):
+                continue  # "he has no nut allergy"; "lactose intolerant" is a diet already
+            for chunk in _CHUNK_SPLIT.split(match.group(1)):  # "nut and egg allergies"
+                group = _group_named(chunk.split()) if chunk.split() else None
+                if group is not None:
+                    found.setdefault(group, set()).update(t.members[group])
     return [Constraint(turn, sentence, label, tuple(sorted(words)))
             for label, words in sorted(found.items()) if words]
 
@@ -204,7 +220,9 @@ _WORD_BEFORE = re.compile(r"([\w-]+)\s+$")
 def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     """One compiled pattern per breaking word, in order, built once per constraint: a food
     group has hundreds of members and every answer sentence is checked against them."""
+    stem = label not in tables().members  # a word the user ruled out ("jump"), not a group
     return tuple(
-        re.compile(rf"(?<![\w-]){re.escape(word)}\w*" if word == label and " " not in word
+        re.compile(rf"(?<![\w-]){re.escape(word)}\w*"
+                   if stem and word == label and " " not in word
                    else rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w-])")
         for word in breaks)
