@@ -52,6 +52,10 @@ def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: 
     ("my son has a nut allergy", "Add a pinch of nutmeg and a nutritious oat topping."),
     # the answer speaks of the allergy itself
     ("I'm allergic to peanuts", "Peanut allergies affect about 2% of children."),
+    # what the user allowed in the same breath
+    ("she's allergic to tree nuts (peanuts are ok weirdly) and school is nut free anyway",
+     "Spread peanut butter on the toast."),
+    ("I'm vegan, but honey is fine", "Drizzle with a little honey."),
 ])
 def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
     assert all(w is None for w in _broken(user, answer))

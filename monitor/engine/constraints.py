@@ -194,8 +194,18 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 group = _group_named(chunk.split()) if chunk.split() else None
                 if group is not None:
                     found.setdefault(group, set()).update(t.members[group])
-    return [Constraint(turn, sentence, label, tuple(sorted(words)))
-            for label, words in sorted(found.items()) if words]
+    allowed: set[str] = set()  # "(peanuts are ok weirdly)", "but honey is fine"
+    for match in _ALLOWED.finditer(lower):
+        words = match.group(1).split()
+        group = _group_named(words)
+        allowed |= t.members[group] if group is not None else {_singular(words[-1])}
+    return [Constraint(turn, sentence, label, tuple(sorted(words - allowed)))
+            for label, words in sorted(found.items()) if words - allowed]
+
+
+_ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|okay|fine|"
+                      r"allowed|safe)(?![\w-])", re.I)
+"""A food the user allows in the same sentence: "allergic to tree nuts (peanuts are ok)"."""
 
 
 def broken_by(sentence: str, constraint: Constraint) -> str | None:
