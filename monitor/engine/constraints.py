@@ -145,8 +145,8 @@ _CLAUSE_MARKS = (",", ";", ":", " but ", " and ")
 
 def _clause_start(text: str, end: int) -> int:
     """Where the clause that ends at `end` begins (after a comma, "but", "and")."""
-    return max((text.rfind(mark, 0, end) + len(mark) for mark in _CLAUSE_MARKS
-                if text.rfind(mark, 0, end) >= 0), default=0)
+    found = ((text.rfind(mark, 0, end), mark) for mark in _CLAUSE_MARKS)
+    return max((at + len(mark) for at, mark in found if at >= 0), default=0)
 
 
 def _group_named(words: list[str]) -> str | None:
@@ -191,7 +191,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                     for label in found):
                 continue  # "he has no nut allergy"; "lactose intolerant" is a diet already
             for chunk in _CHUNK_SPLIT.split(match.group(1)):  # "nut and egg allergies"
-                group = _group_named(chunk.split()) if chunk.split() else None
+                words = chunk.split()
+                group = _group_named(words) if words else None
                 if group is not None:
                     found.setdefault(group, set()).update(t.members[group])
     allowed: set[str] = set()  # "(peanuts are ok weirdly)", "but honey is fine"

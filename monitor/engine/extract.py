@@ -252,7 +252,7 @@ def _unconditional_parts(sent: Any) -> list[str]:
     for tokens in parts:
         if not tokens:
             continue
-        text = tokens[0].doc[tokens[0].i: tokens[-1].i + 1].text.strip(" ,;")
+        text = doc[tokens[0].i: tokens[-1].i + 1].text.strip(" ,;")
         plain = text.lower()
         if (text.endswith("?") or lexicon.modality_cue(plain) is not None
                 or cues.opens_conditional(text) or cues.states_goal(text)

@@ -424,9 +424,6 @@ class Engine:
                     continue
                 for q in quantities.parse_quantities(old.object_text):
                     candidates.append((old.turn, key, old, q))
-        said = [q for t, speaker, said_text, _ in state.statements
-                if t < turn and speaker == "user"
-                for q in quantities.parse_quantities(said_text)]
         revised: list[Fact] = []
         sentence = text.strip()[:bounds.SENTENCE_CHARS]
         for new in fresh:
@@ -434,7 +431,8 @@ class Engine:
             if matches and not stale:
                 latest = max(m[0] for m in matches)
                 matches = [m for m in matches if m[0] == latest]
-            old_values = {m[3].value for m in matches} or _only_value_said(new, stale, said)
+            old_values = {m[3].value for m in matches} or _only_value_said(
+                new, stale, _user_amounts(state, turn, new.dimension, new.unit))
             if not old_values:
                 continue
             state.add_revision(Revision(
@@ -1071,13 +1069,21 @@ def _replaces(new: quantities.Quantity, stale: list[quantities.Quantity],
         not stale or any(_value_matches(s, q) for s in stale))
 
 
+def _user_amounts(state: ConversationState, before: int, dimension: str, unit: str
+                  ) -> list[quantities.Quantity]:
+    """The amounts of this dimension and unit the user stated before turn `before`."""
+    return [q for t, speaker, text, _ in state.statements
+            if t < before and speaker == "user"
+            for q in quantities.parse_quantities(text)
+            if q.dimension == dimension and q.unit == unit]
+
+
 def _only_value_said(new: quantities.Quantity, stale: list[quantities.Quantity],
                      said: list[quantities.Quantity]) -> set[float]:
     """The old value of a revision the graph has no fact for ("12 kids coming", then
     "scratch that, 8 kids now"): the one value of this unit the user stated before. Two
     ("2 kids of our own", "12 kids coming") leave it open which one changed: none."""
-    values = {q.value for q in said if q.dimension == new.dimension and q.unit == new.unit
-              and _replaces(new, stale, q)}
+    values = {q.value for q in said if _replaces(new, stale, q)}
     return values if len(values) == 1 else set()
 
 
@@ -1119,8 +1125,9 @@ def _revision_fact(rev: Revision, subject: str) -> Fact:
 
 def _reverted_values(state: ConversationState, fact: Fact) -> list[contradiction.Finding]:
     """An assistant claim that states a value the user explicitly replaced."""
-    if fact.modality != "asserted" or fact.negated or not fact.object_text:
-        return []
+    if (not state.revisions or fact.modality != "asserted" or fact.negated
+            or not fact.object_text):
+        return []  # most conversations have no revision: no sentence parsed for one
     stated = quantities.parse_quantities(fact.sentence)
     return [contradiction.Finding("numeric", 0.9, fact, _revision_fact(rev, fact.subject),
                                   f"{q.surface} was replaced by {rev.surface}")
@@ -1148,10 +1155,7 @@ def _values_before(state: ConversationState, rev: Revision) -> set[float]:
     unit the user stated before it. More than one ("2 kids of our own", "12 kids
     coming") leaves open which the revision changed."""
     return set(rev.old) | {
-        q.value for t, speaker, text, _ in state.statements
-        if t < rev.turn and speaker == "user"
-        for q in quantities.parse_quantities(text)
-        if q.dimension == rev.dimension and q.unit == rev.unit}
+        q.value for q in _user_amounts(state, rev.turn, rev.dimension, rev.unit)}
 
 
 def _same_attribute(sentence: str, amount: amounts.Amount, rev: Revision) -> bool:
