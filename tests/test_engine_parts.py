@@ -60,6 +60,16 @@ def test_merge_guard_is_word_boundary_aware() -> None:
     assert not may_merge("600 gbp", "1,000 gbp")
 
 
+def test_a_symbol_that_names_a_noun_keeps_two_subjects_apart() -> None:
+    """ "The statement p OR q" and "the statement p AND q" are two statements; a describing
+    appositive ("my son Tom") leaves the noun's label as it was."""
+    either = triples("The statement p OR q is true.")[0][0]
+    both = triples("The statement p AND q is false.")[0][0]
+    assert (either, both) == ("statement (p or q)", "statement (p and q)")
+    assert not may_merge(either, both)
+    assert triples("My son Tom is 8.", "user")[0][0] == "user son"
+
+
 def test_graph_resolve_respects_guard_even_when_similar() -> None:
     graph = ConversationGraph()
     graph.touch("art", "concept", 1.0, "user", 0)

@@ -492,7 +492,16 @@ MEETUP_BUDGET: Turns = [
 That keeps you just under $5.5k."""),
 ]
 
+# two things of one kind named by symbols: "the gate X AND Y" is not "the gate X OR Y"
+NAMED_BY_SYMBOLS: Turns = [
+    ("user", "If a is false and b is true, what is the truth value of a OR b?"),
+    ("assistant", "One part being true is enough: the statement a OR b is true."),
+    ("user", "And a AND b?"),
+    ("assistant", "Since a is false and b is true, the statement a AND b is false."),
+]
+
 FALSE_ALARM_CASES: dict[str, Turns] = {
+    "things_named_by_symbols": NAMED_BY_SYMBOLS,
     # the row names the old count beside the new one: it follows the update
     "row_compares_the_replaced_count": _kids_shopping("Pizza for 8 kids instead of 12 kids"),
     # the row speaks of the old count as past

@@ -160,6 +160,9 @@ def _label_of(token: Any) -> str:
     words.sort(key=lambda t: t.i)
     parts = [_word(t) for t in words]
     label = " ".join(p for p in parts if p and p not in {"'s", "’s"})
+    identifier = _identifier_of(token)
+    if identifier is not None:
+        label = f"{label} ({identifier})"
     for child in token.children:
         if child.dep_ == "prep" and child.lower_ == "of" and token.pos_ == "NOUN":
             pobj = next((c for c in child.children if c.dep_ == "pobj"), None)
@@ -168,6 +171,29 @@ def _label_of(token: Any) -> str:
     return label
 
 
+def _identifier_of(token: Any) -> str | None:
+    """The symbol or number a noun is named by ("the statement p OR q", "the year 1990").
+
+    A close appositive of short symbols says which one of a kind the sentence is about, so
+    "the compound statement p OR q" and "the compound statement p AND q" are two subjects.
+    Appositives of ordinary words ("my son Tom") are left out: they describe, and the bare
+    noun later ("my son") must stay the same subject.
+    """
+    for child in token.children:
+        if child.dep_ != "appos" or child.i <= token.i:
+            continue
+        between = token.doc[token.i + 1 : child.left_edge.i]
+        if any(not t.is_punct or t.text not in _QUOTES for t in between):
+            return None
+        words = [t for t in child.subtree if not t.is_punct]
+        names = [t for t in words if t.dep_ != "cc"]
+        if names and all(len(t.text) <= 2 or any(c.isdigit() for c in t.text) for t in names):
+            return " ".join(t.lower_ for t in words)
+        return None
+    return None
+
+
+_QUOTES = frozenset({'"', "'", "“", "”", "‘", "’", "`"})
 _WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
                        "sunday"})
 

@@ -67,7 +67,8 @@ class Fact:
 
 
 def head_word(label: str) -> str:
-    words = label.split(" of ")[0].split()
+    """The noun a label is about: "statement" for "compound statement (p or q)"."""
+    words = label.split(" of ")[0].split(" (")[0].split()
     return words[-1] if words else ""
 
 
@@ -75,10 +76,11 @@ def may_merge(new: str, old: str) -> bool:
     """Word-boundary guard for merging by similarity.
 
     Labels must share their head word ("hotel" / "user hotel") and neither may carry a
-    number unless both are identical, so "art" never absorbs "heart rate" and "600 gbp"
-    never absorbs "1,000 gbp".
+    number or a named identifier unless both are identical, so "art" never absorbs "heart
+    rate", "600 gbp" never absorbs "1,000 gbp", and "statement (p and q)" never absorbs
+    "statement (p or q)".
     """
-    if _DIGIT.search(new) or _DIGIT.search(old):
+    if _DIGIT.search(new) or _DIGIT.search(old) or "(" in new or "(" in old:
         return False
     return head_word(new) == head_word(old) and head_word(new) != ""
 
