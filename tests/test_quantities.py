@@ -114,6 +114,10 @@ def test_parse_number_rejects(text: str) -> None:
         ("10+ people", 10, "person", "count"),
         ("1.2 million people", 1.2e6, "person", "count"),
         ("5 boxes", 5, "box", "count"),
+        ("the 14 basic consonants", 14, "consonant", "count"),
+        ("3 key points", 3, "point", "count"),
+        ("a 10W charger", 10, "watt", "power"),
+        ("5t of sand", 5e6, "gram", "mass"),
         ("the answer is 42.", 42, "number", "number"),
         ("we met in 2019", 2019, "year", "year"),
         ("the 2nd floor", 2, "floor", "ordinal"),
@@ -337,3 +341,9 @@ def test_never_crashes_and_spans_are_consistent(text: str) -> None:
         assert text[q.start : q.end] == q.surface
     for a, b in itertools.pairwise(qs):
         assert a.end <= b.start
+
+
+@pytest.mark.parametrize("text", ["a 1.5T parameter model", "a 3T MRI scanner", "a 5G phone"])
+def test_a_one_letter_unit_is_read_in_its_own_case(text: str) -> None:
+    """A glued capital T or G is trillion, tesla or a network, not tonnes or grams."""
+    assert [q.dimension for q in parse_quantities(text)] == ["number"]

@@ -283,7 +283,8 @@ _CANON: dict[str, tuple[str, str]] = {
     dim: (name, target) for dim, (name, target) in _TABLES["canonical"].items()
 }
 
-# A one-letter unit glued to a number is only accepted for some ("5m", "2g", "3h"), and
+# A one-letter unit glued to a number is only accepted for some, in their SI case ("5m",
+# "2g", "10W"; "3T" and "5G" are not tonnes or grams), and
 # some units never after a space (the reasons are in the data file).
 _GLUE_OK_SINGLE = frozenset(_TABLES["unit_rules"]["glue_ok_single"])
 _NEVER_SPACED = frozenset(_TABLES["unit_rules"]["never_spaced"])
@@ -874,7 +875,7 @@ def _classify(text: str, s: int, e: int, value: float, is_digits: bool, spans: _
         glued = m.group("sp") == ""
         lk = key.lower()
         if spec is not None and not (
-            (glued and len(lk) == 1 and lk not in _GLUE_OK_SINGLE)
+            (glued and len(key) == 1 and key not in _GLUE_OK_SINGLE)
             or (not glued and lk in _NEVER_SPACED)
         ):
             v, unit = _to_canonical(value, spec)
