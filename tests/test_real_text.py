@@ -500,7 +500,17 @@ NAMED_BY_SYMBOLS: Turns = [
     ("assistant", "Since a is false and b is true, the statement a AND b is false."),
 ]
 
+# a claim about two alternatives together says nothing of either one
+ALTERNATIVES: Turns = [
+    ("user", "We land in the village late on Sunday. Where can we get food?"),
+    ("assistant", "The bakery or the cafe on the square is open on Sunday evenings, so you "
+                  "will find something."),
+    ("user", "Which one should we try first?"),
+    ("assistant", "Try the cafe first: the bakery is closed on Sunday evenings in winter."),
+]
+
 FALSE_ALARM_CASES: dict[str, Turns] = {
+    "a_claim_about_alternatives": ALTERNATIVES,
     "things_named_by_symbols": NAMED_BY_SYMBOLS,
     # the row names the old count beside the new one: it follows the update
     "row_compares_the_replaced_count": _kids_shopping("Pizza for 8 kids instead of 12 kids"),

@@ -193,6 +193,14 @@ def _identifier_of(token: Any) -> str | None:
     return None
 
 
+def _is_disjunction(token: Any) -> bool:
+    """ "The bakery or the cafe is open", "p OR q is true": said of the alternatives
+    together, so nothing is said of either one, and neither may be a claim's subject."""
+    return any(c.dep_ == "cc" and c.lower_ in _DISJUNCTIONS for c in token.children) and any(
+        c.dep_ == "conj" for c in token.children)
+
+
+_DISJUNCTIONS = frozenset({"or", "nor"})
 _QUOTES = frozenset({'"', "'", "“", "”", "‘", "’", "`"})
 _WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
                        "sunday"})
@@ -541,7 +549,7 @@ class RuleExtractor:
         if lower in _ANAPHORS:
             # resolved from the focus, a guess: marked so that no certificate rests on it
             return (out.focus, "anaphor") if out.focus else (ANAPHOR, "anaphor")
-        if lower in _VAGUE_SUBJECTS or token.pos_ == "PRON":
+        if lower in _VAGUE_SUBJECTS or token.pos_ == "PRON" or _is_disjunction(token):
             return None
         label = _label_of(token)
         owner = next((c.lower_ for c in token.children if c.dep_ == "poss"), None)
