@@ -63,6 +63,36 @@ def test_exclusive_value() -> None:
     assert [c.detector for c in certs] == ["exclusive"]
 
 
+@pytest.mark.parametrize("first, second, detector", [
+    # "neither ... nor" says it of each one
+    ("Neither the bakery nor the cafe is open on Sundays.", "The bakery is open on Sundays.",
+     "negation"),
+    # an "or" set off by commas names one thing twice
+    ("Paris, or the City of Light, is the capital of France.",
+     "Lyon is the capital of France.", "exclusive"),
+])
+def test_a_subject_named_twice_or_denied_for_each_is_still_a_subject(
+        first: str, second: str, detector: str) -> None:
+    assert [c.detector for c in pair(first, second)] == [detector]
+
+
+def test_two_statements_named_by_symbols_are_two_conflicts() -> None:
+    """A conflict's key holds the symbols that name its subject, so the second statement's
+    own contradiction is not taken for the first one's."""
+    certs = run([("user", "Go."), ("assistant", "The statement p OR q is true."),
+                 ("user", "Sure?"), ("assistant", "The statement p OR q is false."),
+                 ("user", "And with AND?"), ("assistant", "The statement p AND q is true."),
+                 ("user", "Sure?"), ("assistant", "The statement p AND q is false.")])
+    assert [(c.turn_index, c.conflicts_with) for c in certs] == [(3, 1), (7, 5)]
+
+
+def test_a_user_fact_about_someone_named_keeps_its_subject() -> None:
+    """ "My son Ed" is "your son" later: a short name is not a symbol naming one of two."""
+    certs = run([("user", "My son Ed is allergic to peanuts. What can I pack for lunch?"),
+                 ("assistant", "Your son is not allergic to peanuts, so peanut butter works.")])
+    assert "user_fact" in [c.detector for c in certs]
+
+
 def test_user_fact() -> None:
     certs = run([("user", "I live in Lisbon and I need a dentist."),
                  ("assistant", "Since you live in Madrid, try a clinic in Salamanca.")])

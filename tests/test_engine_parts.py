@@ -68,6 +68,8 @@ def test_a_symbol_that_names_a_noun_keeps_two_subjects_apart() -> None:
     assert (either, both) == ("statement (p or q)", "statement (p and q)")
     assert not may_merge(either, both)
     assert triples("My son Tom is 8.", "user")[0][0] == "user son"
+    assert triples("My son Ed is allergic to peanuts.", "user")[0][0] == "user son"
+    assert triples("My rent $1200 is due on Friday.", "user")[0][0] == "user rent"
 
 
 def test_graph_resolve_respects_guard_even_when_similar() -> None:

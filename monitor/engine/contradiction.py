@@ -25,7 +25,7 @@ from monitor.config import RULE_CONFIDENCE
 from monitor.contracts import Detector
 from monitor.engine import amounts, lexicon, quantities
 from monitor.engine.extract import Triple
-from monitor.engine.graph import Fact
+from monitor.engine.graph import Fact, head_word
 from monitor.engine.verifier import PairVerdict
 
 _APPROX = re.compile(r"\b(about|around|roughly|approximately|approx|nearly|almost|some|~)\b")
@@ -53,8 +53,7 @@ def index_subject(triple: Triple) -> Triple:
     """
     if triple.relation != "be" or " of " not in triple.object:
         return triple
-    head = triple.object.split(" of ")[0].split()[-1]
-    if not lexicon.is_functional_attribute(head):
+    if not lexicon.is_functional_attribute(head_word(triple.object)):
         return triple
     return replace(triple, subject=triple.object, object=triple.subject,
                    object_text=triple.subject)
@@ -177,8 +176,7 @@ def _is_single_valued(fact: Fact) -> bool:
         # "the hotel is in Faro": single-valued only between named places
         return fact.object_type == "entity"
     if fact.relation == "be":
-        head = fact.subject.split(" of ")[0].split()[-1] if fact.subject else ""
-        return lexicon.is_functional_attribute(head)
+        return lexicon.is_functional_attribute(head_word(fact.subject))
     return False
 
 

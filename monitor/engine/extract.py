@@ -172,12 +172,13 @@ def _label_of(token: Any) -> str:
 
 
 def _identifier_of(token: Any) -> str | None:
-    """The symbol or number a noun is named by ("the statement p OR q", "the year 1990").
+    """The symbols a noun is named by ("the statement p OR q", "the line 3").
 
-    A close appositive of short symbols says which one of a kind the sentence is about, so
-    "the compound statement p OR q" and "the compound statement p AND q" are two subjects.
-    Appositives of ordinary words ("my son Tom") are left out: they describe, and the bare
-    noun later ("my son") must stay the same subject.
+    A close appositive of one-letter symbols or plain numbers says which one of a kind the
+    sentence is about, so "the compound statement p OR q" and "the compound statement p AND
+    q" are two subjects. Names, however short ("my son Ed", "my son Tom"), and amounts ("my
+    rent $1200") are left out: they describe, and the bare noun later ("your son", "your
+    rent") must stay the same subject.
     """
     for child in token.children:
         if child.dep_ != "appos" or child.i <= token.i:
@@ -187,7 +188,7 @@ def _identifier_of(token: Any) -> str | None:
             return None
         words = [t for t in child.subtree if not t.is_punct]
         names = [t for t in words if t.dep_ != "cc"]
-        if names and all(len(t.text) <= 2 or any(c.isdigit() for c in t.text) for t in names):
+        if names and all(_is_symbol(t) for t in names):
             return " ".join(t.lower_ for t in words)
         return None
     return None
@@ -195,12 +196,25 @@ def _identifier_of(token: Any) -> str | None:
 
 def _is_disjunction(token: Any) -> bool:
     """ "The bakery or the cafe is open", "p OR q is true": said of the alternatives
-    together, so nothing is said of either one, and neither may be a claim's subject."""
-    return any(c.dep_ == "cc" and c.lower_ in _DISJUNCTIONS for c in token.children) and any(
-        c.dep_ == "conj" for c in token.children)
+    together, so nothing is said of either one, and neither may be a claim's subject.
+
+    "Neither A nor B is open" says it of each, and an "or" set off by a comma names one
+    thing twice ("Paris, or the City of Light,", "my hometown, or rather my birthplace,"):
+    both stay claims about their subject.
+    """
+    doc = token.doc
+    return any(c.dep_ == "conj" for c in token.children) and any(
+        c.dep_ == "cc" and c.lower_ == "or" and doc[c.i - 1].text != ","
+        and (c.i + 1 >= len(doc) or doc[c.i + 1].lower_ != "rather")
+        for c in token.children)
 
 
-_DISJUNCTIONS = frozenset({"or", "nor"})
+def _is_symbol(token: Any) -> bool:
+    """A one-letter symbol ("p", "x") or a plain number, not a name or an amount."""
+    text = token.text
+    return (len(text) == 1 and text.isalpha()) or text.isdigit()
+
+
 _QUOTES = frozenset({'"', "'", "“", "”", "‘", "’", "`"})
 _WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
                        "sunday"})

@@ -67,9 +67,12 @@ class Fact:
 
 
 def head_word(label: str) -> str:
-    """The noun a label is about: "statement" for "compound statement (p or q)"."""
-    words = label.split(" of ")[0].split(" (")[0].split()
-    return words[-1] if words else ""
+    """The noun a label is about, with the symbols that name it: "hotel" for "user hotel",
+    "statement (p or q)" for "compound statement (p or q)"."""
+    base, bracket, symbols = label.partition(" (")
+    words = base.split(" of ")[0].split()
+    head = words[-1] if words else ""
+    return f"{head} ({symbols}" if head and bracket else head
 
 
 def may_merge(new: str, old: str) -> bool:

@@ -283,10 +283,11 @@ _CANON: dict[str, tuple[str, str]] = {
     dim: (name, target) for dim, (name, target) in _TABLES["canonical"].items()
 }
 
-# A one-letter unit glued to a number is only accepted for some, in their SI case ("5m",
-# "2g", "10W"; "3T" and "5G" are not tonnes or grams), and
+# A one-letter unit glued to a number is only accepted for some ("5m", "2g", "3h"; not as
+# "3T" or "5G", trillion and a network), and
 # some units never after a space (the reasons are in the data file).
 _GLUE_OK_SINGLE = frozenset(_TABLES["unit_rules"]["glue_ok_single"])
+_GLUE_NOT_CAPITAL = frozenset(_TABLES["unit_rules"]["glue_not_capital"])
 _NEVER_SPACED = frozenset(_TABLES["unit_rules"]["never_spaced"])
 
 
@@ -874,8 +875,9 @@ def _classify(text: str, s: int, e: int, value: float, is_digits: bool, spans: _
         spec = _UNITS_CS.get(key) or _UNITS.get(key.lower())
         glued = m.group("sp") == ""
         lk = key.lower()
+        glued_letter_ok = lk in _GLUE_OK_SINGLE and key not in _GLUE_NOT_CAPITAL
         if spec is not None and not (
-            (glued and len(key) == 1 and key not in _GLUE_OK_SINGLE)
+            (glued and len(key) == 1 and not glued_letter_ok)
             or (not glued and lk in _NEVER_SPACED)
         ):
             v, unit = _to_canonical(value, spec)
