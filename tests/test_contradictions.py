@@ -76,6 +76,24 @@ def test_a_subject_named_twice_or_denied_for_each_is_still_a_subject(
     assert [c.detector for c in pair(first, second)] == [detector]
 
 
+@pytest.mark.parametrize("first, second, detector", [
+    # bare numbers and names are what a near paraphrase may not change
+    ("The minimum voting age in Brazil is 16.", "The minimum voting age in Brazil is 18.",
+     "nli"),
+    ("The novel Dracula was written by Mary Shelley.",
+     "The novel Dracula was actually written by Bram Stoker.", "nli"),
+    # a year the new sentence sets right is the value, not another time
+    ("Nelson Mandela became president in 1990.",
+     "Nelson Mandela actually became president in 1994.", "nli"),
+    # a one-time event has one year: "released in 1997" is its value
+    ("The first iPhone was released in 2008.", "The first iPhone was released in 2007.",
+     "numeric"),
+])
+def test_a_corrected_number_name_or_year_is_a_contradiction(
+        first: str, second: str, detector: str) -> None:
+    assert [c.detector for c in pair(first, second)] == [detector]
+
+
 def test_two_statements_named_by_symbols_are_two_conflicts() -> None:
     """A conflict's key holds the symbols that name its subject, so the second statement's
     own contradiction is not taken for the first one's."""
@@ -108,6 +126,9 @@ def test_user_fact() -> None:
     ("The museum is open on Mondays.", "The library is closed on Mondays."),  # other subject
     ("The room is large.", "The bathroom is small."),
     ("The museum is well known.", "The museum is notable."),            # "no" in "known"
+    ("Prices rose in 2019.", "Prices rose in 2020."),                  # no one-time event
+    ("The company had 40 staff in 2019.",                              # a later count
+     "The company actually had 55 staff in 2021."),
 ])
 def test_scope_rules_keep_near_misses_silent(first: str, second: str) -> None:
     assert pair(first, second) == []

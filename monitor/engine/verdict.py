@@ -28,10 +28,12 @@ Vectors = Callable[[Sequence[str]], npt.NDArray[np.float32]]
 
 _ENUMERATED = re.compile(r"^\s*(?:\d+[.)]|[a-z][.)])\s")
 _WORDS = re.compile(r"[a-z]+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _ANSWER = re.compile(r"^\W*(?:no|yes|yeah|nope)\b[\s,.!:;-]*", re.I)
 """A leading "No," answers the user; it does not negate the sentence after it."""
-_CORRECTS = re.compile(r"\b(?:actually|in fact|correct(?:ly|ion)?|mistake|rather|instead|"
-                       r"not|no longer)\b|n't\b", re.I)
+_SETS_RIGHT = re.compile(r"\b(?:actually|in fact|correct(?:ly|ion)?|mistake|rather)\b", re.I)
+"""A sentence that says it sets something right."""
+_CORRECTS = re.compile(rf"{_SETS_RIGHT.pattern}|\b(?:instead|not|no longer)\b|n't\b", re.I)
 """A sentence that corrects: naming a different thing is then the point of it."""
 _NEGATED = re.compile(r"\b(?:not|no|never|none|nothing|cannot|without)\b|n't\b", re.I)
 _MIN_CONTENT_WORDS = 2
@@ -233,8 +235,11 @@ def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool
     if similarity < floor:
         return False
     if sorted(a.surface for a in aligned.measured(sentence)) != sorted(
-            a.surface for a in aligned.measured(prior)):
-        return False
+            a.surface for a in aligned.measured(prior)) or (
+            _numbers_written(sentence) != _numbers_written(prior)):
+        return False  # amounts, and bare numbers too: "the drinking age is 18" / "is 21"
+    if aligned.different_names(sentence, prior):
+        return False  # "composed by Mozart" / "composed by Beethoven"
     flipped = bool(_NEGATED.search(_ANSWER.sub("", sentence))) != bool(
         _NEGATED.search(_ANSWER.sub("", prior)))
     words = set(_WORDS.findall(sentence.lower())) - set(_WORDS.findall(prior.lower()))
@@ -243,6 +248,11 @@ def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool
     # one change of polarity is a contradiction; two cancel ("don't take up much space" /
     # "take up little space": a negation and an antonym)
     return flipped == swapped
+
+
+def _numbers_written(sentence: str) -> list[str]:
+    """The sentence's numbers as written, thousands separators aside ("1,200" is 1200)."""
+    return sorted(n.replace(",", "") for n in _NUMBER.findall(sentence))
 
 
 _SCOPE_END = re.compile(r"[,;:.!?()\[\]—–]|\s-\s|\b(?:but|because|since|so|although|while|"
@@ -302,9 +312,22 @@ def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
     ours, theirs = aligned.measured(sentence), aligned.measured(prior.sentence)
     if ours and theirs and not any(amounts.comparable(a, b) for a in ours for b in theirs):
         return True  # "a 40-minute ride" / "tickets from 15 EUR": different quantities
-    if aligned.other_one(*pair) or cues.years(sentence) != cues.years(prior.sentence):
+    if aligned.other_one(*pair) or _other_years(sentence, prior.sentence):
         return True  # "the previous generation"; "today ... back in 2022"
     return aligned.user_gave_amount(state.statements, prior.turn, turn)  # or a new plan
+
+
+def _other_years(sentence: str, prior: str) -> bool:
+    """The two sentences speak of different years: different time frames ("today ... back
+    in 2022"), unless the new one sets right the one year the old one gave, its only
+    number ("was actually released in 1994" after "was released in 1995"): then the year is
+    what it corrects. "Actually had 55 staff in 2021" after "had 40 staff in 2019" is a
+    later count."""
+    ours, theirs = cues.years(sentence), cues.years(prior)
+    if ours == theirs:
+        return False
+    only_years = len(_numbers_written(sentence)) == len(_numbers_written(prior)) == 1
+    return not (only_years and _SETS_RIGHT.search(sentence))
 
 
 def _normal(sentence: str) -> str:
