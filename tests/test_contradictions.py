@@ -85,9 +85,8 @@ def test_a_subject_named_twice_or_denied_for_each_is_still_a_subject(
     # a year the new sentence sets right is the value, not another time
     ("Nelson Mandela became president in 1990.",
      "Nelson Mandela actually became president in 1994.", "nli"),
-    # a one-time event has one year: "released in 1997" is its value
-    ("The first iPhone was released in 2008.", "The first iPhone was released in 2007.",
-     "numeric"),
+    ("The first iPhone was released in 2008.",
+     "The first iPhone was actually released in 2007.", "nli"),
 ])
 def test_a_corrected_number_name_or_year_is_a_contradiction(
         first: str, second: str, detector: str) -> None:
@@ -129,6 +128,11 @@ def test_user_fact() -> None:
     ("Prices rose in 2019.", "Prices rose in 2020."),                  # no one-time event
     ("The company had 40 staff in 2019.",                              # a later count
      "The company actually had 55 staff in 2021."),
+    ("Unemployment rose in 2009.", "Unemployment actually fell in 2011."),  # another year
+    ("In step 3 you mix the flour and the butter.",                    # numbers that name
+     "In step 4 you mix the flour and the eggs."),
+    ("Use a 2H pencil for sketching.", "Use a 4H pencil for sketching."),  # codes
+    ("Revenue was strong in 1H.", "Revenue was strong in 2H."),
 ])
 def test_scope_rules_keep_near_misses_silent(first: str, second: str) -> None:
     assert pair(first, second) == []

@@ -118,7 +118,7 @@ def test_parse_number_rejects(text: str) -> None:
         ("3 important points", 3, "point", "count"),
         ("a 10W charger", 10, "watt", "power"),
         ("a 60w bulb", 60, "watt", "power"),
-        ("48H delivery", 48 * 3600, "second", "time"),
+        ("48h delivery", 48 * 3600, "second", "time"),
         ("5t of sand", 5e6, "gram", "mass"),
         ("I have 1 key left", 1, "key", "count"),
         ("the answer is 42.", 42, "number", "number"),
@@ -346,7 +346,9 @@ def test_never_crashes_and_spans_are_consistent(text: str) -> None:
         assert a.end <= b.start
 
 
-@pytest.mark.parametrize("text", ["a 1.5T parameter model", "a 3T MRI scanner", "a 5G phone"])
+@pytest.mark.parametrize("text", ["a 1.5T parameter model", "a 3T MRI scanner", "a 5G phone",
+                                  "a 2H pencil"])
 def test_a_one_letter_unit_is_read_in_its_own_case(text: str) -> None:
-    """A glued capital T or G is trillion, tesla or a network, not tonnes or grams."""
+    """A glued capital T, G or H is trillion, tesla, a network or a pencil, not tonnes,
+    grams or hours."""
     assert [q.dimension for q in parse_quantities(text)] == ["number"]

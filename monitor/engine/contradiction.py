@@ -129,17 +129,11 @@ def relation_key(relation: str) -> str:
     return "when" if relation in _WHEN_RELATIONS else relation
 
 
-_BARE_YEAR = re.compile(r"[12]\d{3}")
-
-
 def _amounts_of(fact: Fact) -> list[amounts.Amount]:
     """The fact's amounts; a hedged sentence widens its exact values."""
     # "I'm 52": a bare number the user is, is an age
     users_own = fact.subject.split(" ")[0] == "user" and fact.relation == "be"
-    text = fact.object_text
-    if fact.prep and _BARE_YEAR.fullmatch(text):
-        text = f"{fact.prep} {text}"  # "released in 1997": its preposition makes it a year
-    found = [a for a in amounts.amounts(text)
+    found = [a for a in amounts.amounts(fact.object_text)
              if users_own or a.quantity.dimension not in _UNCOMPARED_DIMENSIONS]
     if _APPROX.search(fact.sentence.lower()):
         found = [replace(a, low=min(a.low, a.quantity.value * (1 - amounts.APPROX_TOLERANCE)),

@@ -695,16 +695,11 @@ class _ClaimEmitter:
                    for c in obj_token.children):
                 neg = not neg
         subj, subj_type = self.subject
-        relation = f"{pred} {prep}".strip()
-        scope = self.scope
-        if scope is not None and scope in obj_text and (
-                lexicon.is_functional(relation) or lexicon.is_functional(f"be {relation}")):
-            scope = None  # "released in 1997": the year is the one value stated, not a time
         self.out.triples.append(Triple(
-            subject=subj, relation=relation, object=obj, negated=neg,
+            subject=subj, relation=f"{pred} {prep}".strip(), object=obj, negated=neg,
             modality=self.modality, speaker=speaker, turn_index=self.utt.turn_index,
             sentence=self.sentence, object_text=obj_text, subject_type=subj_type,
-            object_type=obj_type, time_scope=scope, importance=self.importance,
+            object_type=obj_type, time_scope=self.scope, importance=self.importance,
             predicate=pred, prep=prep,
         ))
 

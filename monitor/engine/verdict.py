@@ -31,9 +31,10 @@ _WORDS = re.compile(r"[a-z]+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _ANSWER = re.compile(r"^\W*(?:no|yes|yeah|nope)\b[\s,.!:;-]*", re.I)
 """A leading "No," answers the user; it does not negate the sentence after it."""
-_SETS_RIGHT = re.compile(r"\b(?:actually|in fact|correct(?:ly|ion)?|mistake|rather)\b", re.I)
+_SETS_RIGHT = re.compile(r"\b(?:actually|in fact)\b", re.I)
 """A sentence that says it sets something right."""
-_CORRECTS = re.compile(rf"{_SETS_RIGHT.pattern}|\b(?:instead|not|no longer)\b|n't\b", re.I)
+_CORRECTS = re.compile(r"\b(?:actually|in fact|correct(?:ly|ion)?|mistake|rather|instead|"
+                       r"not|no longer)\b|n't\b", re.I)
 """A sentence that corrects: naming a different thing is then the point of it."""
 _NEGATED = re.compile(r"\b(?:not|no|never|none|nothing|cannot|without)\b|n't\b", re.I)
 _MIN_CONTENT_WORDS = 2
@@ -236,7 +237,7 @@ def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool
         return False
     if sorted(a.surface for a in aligned.measured(sentence)) != sorted(
             a.surface for a in aligned.measured(prior)) or (
-            _numbers_written(sentence) != _numbers_written(prior)):
+            _bare_numbers(sentence) != _bare_numbers(prior)):
         return False  # amounts, and bare numbers too: "the drinking age is 18" / "is 21"
     if aligned.different_names(sentence, prior):
         return False  # "composed by Mozart" / "composed by Beethoven"
@@ -250,9 +251,12 @@ def restates(sentence: str, prior: str, similarity: float, floor: float) -> bool
     return flipped == swapped
 
 
-def _numbers_written(sentence: str) -> list[str]:
-    """The sentence's numbers as written, thousands separators aside ("1,200" is 1200)."""
-    return sorted(n.replace(",", "") for n in _NUMBER.findall(sentence))
+def _bare_numbers(sentence: str) -> list[float]:
+    """The values of the sentence's bare numbers ("the drinking age is 18"), however
+    written; numbers that name something ("step 3", "room 12", "version 2") or are part
+    of a code ("a 2H pencil") are no values."""
+    return sorted(q.value for q in quantities.parse_quantities(sentence)
+                  if q.dimension == "number" and not sentence[q.end : q.end + 1].isalpha())
 
 
 _SCOPE_END = re.compile(r"[,;:.!?()\[\]—–]|\s-\s|\b(?:but|because|since|so|although|while|"
@@ -319,15 +323,17 @@ def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
 
 def _other_years(sentence: str, prior: str) -> bool:
     """The two sentences speak of different years: different time frames ("today ... back
-    in 2022"), unless the new one sets right the one year the old one gave, its only
-    number ("was actually released in 1994" after "was released in 1995"): then the year is
-    what it corrects. "Actually had 55 staff in 2021" after "had 40 staff in 2019" is a
-    later count."""
+    in 2022"), unless the new one says the old one again with "actually" and another
+    year, its only number ("was actually released in 1994" after "was released in 1995"):
+    then the year is what it corrects. "The harvest was actually quite good in 2020" after
+    "poor in 2019" says something else of another year, and "actually had 55 staff in
+    2021" after "had 40 staff in 2019" is a later count."""
     ours, theirs = cues.years(sentence), cues.years(prior)
     if ours == theirs:
         return False
-    only_years = len(_numbers_written(sentence)) == len(_numbers_written(prior)) == 1
-    return not (only_years and _SETS_RIGHT.search(sentence))
+    only_years = len(_NUMBER.findall(sentence)) == len(_NUMBER.findall(prior)) == 1
+    said_again = cues.content_words(_SETS_RIGHT.sub("", sentence)) == cues.content_words(prior)
+    return not (only_years and said_again and _SETS_RIGHT.search(sentence))
 
 
 def _normal(sentence: str) -> str:
