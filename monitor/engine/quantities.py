@@ -283,9 +283,9 @@ _CANON: dict[str, tuple[str, str]] = {
     dim: (name, target) for dim, (name, target) in _TABLES["canonical"].items()
 }
 
-# A one-letter unit glued to a number is only accepted for some ("5m", "2g", "3h"; not as
-# "3T" or "5G", trillion and a network), and
-# some units never after a space (the reasons are in the data file).
+# A one-letter unit glued to a number is only accepted for some ("5m", "2g", "3h"), and not
+# as some capitals ("1.5T", "5G", "2H", "3M"), and some units never after a space (the
+# reasons are in the data file).
 _GLUE_OK_SINGLE = frozenset(_TABLES["unit_rules"]["glue_ok_single"])
 _GLUE_NOT_CAPITAL = frozenset(_TABLES["unit_rules"]["glue_not_capital"])
 _NEVER_SPACED = frozenset(_TABLES["unit_rules"]["never_spaced"])
