@@ -33,8 +33,8 @@ _ANSWER = re.compile(r"^\W*(?:no|yes|yeah|nope)\b[\s,.!:;-]*", re.I)
 """A leading "No," answers the user; it does not negate the sentence after it."""
 _SETS_RIGHT = re.compile(r"\b(?:actually|in fact)\b", re.I)
 """A sentence that says it sets something right."""
-_CORRECTS = re.compile(r"\b(?:actually|in fact|correct(?:ly|ion)?|mistake|rather|instead|"
-                       r"not|no longer)\b|n't\b", re.I)
+_CORRECTS = re.compile(rf"{_SETS_RIGHT.pattern}|\b(?:correct(?:ly|ion)?|mistake|rather|"
+                       r"instead|not|no longer)\b|n't\b", re.I)
 """A sentence that corrects: naming a different thing is then the point of it."""
 _NEGATED = re.compile(r"\b(?:not|no|never|none|nothing|cannot|without)\b|n't\b", re.I)
 _MIN_CONTENT_WORDS = 2
