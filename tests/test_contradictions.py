@@ -162,6 +162,25 @@ def test_self_correction_is_certified_with_lower_severity() -> None:
     assert certs and certs[0].detector == "self_correction" and certs[0].severity == "warn"
 
 
+def test_a_turn_that_apologises_for_an_error_corrects_itself_in_any_sentence() -> None:
+    """The apology and the corrected value are usually two sentences: the turn says it
+    corrects an earlier answer, so the conflict is a self-correction, and never pages."""
+    certs = run([("user", "How much is the tour?"),
+                 ("assistant", "The tour costs 50 euros."),
+                 ("user", "That doesn't sound right."),
+                 ("assistant", "My apologies for the error. The tour costs 80 euros.")])
+    assert [(c.detector, c.severity, c.conflicts_with) for c in certs] == [
+        ("self_correction", "warn", 1)]
+
+
+def test_an_apology_does_not_excuse_a_conflict_with_the_user() -> None:
+    """What the user said about themselves is not the assistant's to correct."""
+    certs = run([("user", "I live in Lisbon and I need a dentist."),
+                 ("assistant", "My mistake, since you live in Madrid, try a clinic in "
+                               "Salamanca.")])
+    assert [(c.detector, c.conflicts_with) for c in certs] == [("user_fact", 0)]
+
+
 def test_certificate_ids_are_deterministic_and_turn_quality_is_gated() -> None:
     a = pair("The museum is open on Mondays.", "The museum does not open on Mondays.")
     b = pair("The museum is open on Mondays.", "The museum does not open on Mondays.")

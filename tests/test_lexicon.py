@@ -306,11 +306,17 @@ SELF_CORRECTION_POSITIVES = [
     "Apologies for the error, the flight is at 10:15.",
     "My previous answer was incorrect.",
     "I got that wrong: it is 12 km.",
+    "My apologies for the inaccurate response.",
+    "I apologize for the oversight.",
+    "You're right, I got that conversion wrong, sorry.",
+    "My apologies, I had those the wrong way round.",
 ]
 
 SELF_CORRECTION_NEGATIVES = [
     "Sorry to hear that.",
     "Sorry for the delay.",
+    "Sorry for the confusion.",
+    "I apologize for the inconvenience.",
     "That is correct!",
     "Let me correct your code.",
     "If I was wrong, please tell me.",

@@ -304,9 +304,12 @@ _SELF_CORRECTION_CUES: re.Pattern[str] = re.compile(
     r"\b(?:that|this|my (?:earlier|previous|last) (?:answer|statement|response|reply))"
     r" was (?:incorrect|wrong|a mistake|an error|inaccurate)\b|"
     r"\b(?:apologies|sorry|i apologi[sz]e) for (?:the|my) (?:error|mistake|"
-    r"incorrect|earlier error|earlier mistake)\b|"
+    r"incorrect|inaccura\w*|misinformation|misleading|oversight|earlier error|"
+    r"earlier mistake)\b|"
     r"\bsorry,? i (?:meant|misspoke|made a mistake|was wrong|got that wrong)\b|"
-    r"\bi got (?:that|it|this) wrong\b|\bi gave you (?:the )?(?:wrong|incorrect)\b"
+    r"\bi got (?:that|it|this|those|these)(?: [a-z]+)? wrong\b|"
+    r"\bi had (?:that|it|this|those|these|them) the wrong way (?:round|around)\b|"
+    r"\bi gave you (?:the )?(?:wrong|incorrect)\b"
 )
 
 

@@ -64,7 +64,7 @@ from monitor.engine.signals import (
     word_count,
 )
 from monitor.engine.state import ConversationState, RecentCertificate, RecentScore, Revision
-from monitor.engine.verdict import VerdictStage, sentence_fact
+from monitor.engine.verdict import Scored, VerdictStage, sentence_fact
 from monitor.engine.verifier import Verifier
 from monitor.engine.warmup import warmup_turns
 
@@ -520,6 +520,8 @@ class Engine:
         claims = [(s, c) for s, c in asserted if s not in extraction.fragments]
         if self.verdict is not None:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
+        if lexicon.is_self_correction(event.text):
+            findings = self._acknowledged(findings)
         findings += self._constraint_findings(state, turn, asserted)
         findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
@@ -532,6 +534,25 @@ class Engine:
             self.verdict.remember(state, turn, "assistant", claims, subjects)
         certified = {i for i, _, _ in findings if i >= 0}
         return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
+
+    def _acknowledged(self, findings: list[Scored]) -> list[Scored]:
+        """The turn says it corrects an earlier answer ("My apologies for the error. ..."),
+        so its conflicts with the assistant's own earlier claims are self-corrections:
+        certified at a lower confidence, never paged. The cue may sit in any sentence of
+        the turn; the corrected value usually follows the apology in a sentence of its
+        own. A conflict with what the user said is not the assistant's to correct: it
+        keeps its detector, and may page."""
+        cfg = self.config
+        out: list[Scored] = []
+        for i, finding, alignment in findings:
+            if finding.prior.speaker == "assistant":
+                finding = replace(
+                    finding, detector="self_correction",
+                    confidence=finding.confidence * cfg.self_correction_confidence_factor)
+                if finding.confidence < cfg.certificate_confidence_floor:
+                    continue
+            out.append((i, finding, alignment))
+        return out
 
     def _anchor(
         self, state: ConversationState, facts: list[Fact], turn: int, certified: set[int]
@@ -693,12 +714,6 @@ class Engine:
                                                 None if old.speaker != "user" else a)
                        for a in aligned.measured(fact.object_text)):
                     continue  # the user gave a new value of this kind in between
-                if lexicon.is_self_correction(fact.sentence):
-                    finding = replace(
-                        finding, detector="self_correction",
-                        confidence=finding.confidence
-                        * self.config.self_correction_confidence_factor,
-                    )
                 if finding.confidence < self.config.certificate_confidence_floor:
                     continue
                 key = (fact.sentence, old.sentence)
