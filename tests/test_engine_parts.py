@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from monitor.config import EngineConfig
+from monitor.engine import cues
 from monitor.engine.extract import ANAPHOR, Utterance, default_extractor
 from monitor.engine.graph import ConversationGraph, may_merge
 from monitor.engine.signals import fuse, graph_anchoring, regime_of
@@ -70,6 +71,13 @@ def test_a_symbol_that_names_a_noun_keeps_two_subjects_apart() -> None:
     assert triples("My son Tom is 8.", "user")[0][0] == "user son"
     assert triples("My son Ed is allergic to peanuts.", "user")[0][0] == "user son"
     assert triples("My rent $1200 is due on Friday.", "user")[0][0] == "user rent"
+
+
+def test_the_us_in_capitals_is_a_country_not_the_speaker() -> None:
+    assert triples("The show is popular in the US.")[0][2] == "us"
+    assert triples("The company moved us to a new office.")[0][2] == "assistant"
+    assert not cues.speaks_of_self("Prices in the US rose.")
+    assert cues.speaks_of_self("Tell us more about it.")
 
 
 def test_graph_resolve_respects_guard_even_when_similar() -> None:

@@ -509,8 +509,18 @@ ALTERNATIVES: Turns = [
     ("assistant", "Try the cafe first: the bakery is closed on Sunday evenings in winter."),
 ]
 
+# three alternatives with an Oxford comma: the comma before "or" is the list's own
+ALTERNATIVES_LISTED: Turns = [
+    ("user", "We land in the village late on Sunday. Where can we get food?"),
+    ("assistant", "The pharmacy, the bakery, or the cafe on the square is open on Sunday "
+                  "evenings."),
+    ("user", "Which one should we try first?"),
+    ("assistant", "Try the cafe first: the pharmacy is closed on Sunday evenings in winter."),
+]
+
 FALSE_ALARM_CASES: dict[str, Turns] = {
     "a_claim_about_alternatives": ALTERNATIVES,
+    "a_claim_about_listed_alternatives": ALTERNATIVES_LISTED,
     "things_named_by_symbols": NAMED_BY_SYMBOLS,
     # the row names the old count beside the new one: it follows the update
     "row_compares_the_replaced_count": _kids_shopping("Pizza for 8 kids instead of 12 kids"),

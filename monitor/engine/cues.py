@@ -82,7 +82,9 @@ def narrates_change(sentence: str) -> bool:
     return bool(_pattern("state_change").search(sentence))
 
 
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|mine|we|we're|our|us)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|mine|we|we're|our|(?-i:us|Us))\b",
+                           re.IGNORECASE)
+"""First-person words; "US" in capitals is the country ("prices in the US")."""
 
 
 def speaks_of_self(sentence: str) -> bool:

@@ -200,13 +200,25 @@ def _is_disjunction(token: Any) -> bool:
 
     "Neither A nor B is open" says it of each, and an "or" set off by a comma names one
     thing twice ("Paris, or the City of Light,", "my hometown, or rather my birthplace,"):
-    both stay claims about their subject.
+    both stay claims about their subject. A list of three or more alternatives ("the
+    pharmacy, the clinic, or the hospital") is a disjunction, Oxford comma or not: the
+    parse hangs its "or" on the second member.
     """
     doc = token.doc
-    return any(c.dep_ == "conj" for c in token.children) and any(
-        c.dep_ == "cc" and c.lower_ == "or" and doc[c.i - 1].text != ","
+    chain = [token]
+    while (nxt := next((c for c in chain[-1].children if c.dep_ == "conj"), None)) is not None:
+        chain.append(nxt)
+    # "A, B, or C": in a list of three or more, the comma before "or" is the list's own
+    return len(chain) > 1 and any(
+        c.dep_ == "cc" and c.lower_ == "or"
+        and (doc[c.i - 1].text != "," or len(chain) > 2)
         and (c.i + 1 >= len(doc) or doc[c.i + 1].lower_ != "rather")
-        for c in token.children)
+        for member in chain for c in member.children)
+
+
+def _first_person(token: Any) -> bool:
+    """ "I", "we", "us": the speaker; "the US", written in capitals, is a country."""
+    return token.lower_ in _FIRST_PERSON and token.text != "US"
 
 
 def _is_symbol(token: Any) -> bool:
@@ -556,7 +568,7 @@ class RuleExtractor:
     def _resolve(self, token: Any, utt: Utterance, out: Extraction) -> tuple[str, str] | None:
         """(label, type) of a subject, resolving speakers, possessives and anaphora."""
         lower = token.lower_
-        if lower in _FIRST_PERSON:
+        if _first_person(token):
             return SPEAKER_LABEL[utt.speaker], "person"
         if lower in _SECOND_PERSON:
             return OTHER_PARTY[utt.speaker], "person"
@@ -687,7 +699,7 @@ class _ClaimEmitter:
             obj = _label_of(obj_token)
             obj_text = _object_text(obj_token)
             obj_type = _type_of(obj_token)
-            if obj_token.lower_ in _FIRST_PERSON:
+            if _first_person(obj_token):
                 obj = SPEAKER_LABEL[speaker]
             elif obj_token.lower_ in _SECOND_PERSON:
                 obj = OTHER_PARTY[speaker]
