@@ -64,6 +64,8 @@ def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
 @pytest.mark.parametrize("user", [
     "No problem, thanks!", "Is this vegan?", "Is there a version without gluten?",
     "no, I meant the other one",
+    # "US" in capitals is the country, not the user
+    "Gluten-free bread is easy to find in the US.",
 ])
 def test_questions_and_pleasantries_set_nothing(user: str) -> None:
     assert constraints_in(user, 0) == []

@@ -173,12 +173,62 @@ def test_a_turn_that_apologises_for_an_error_corrects_itself_in_any_sentence() -
         ("self_correction", "warn", 1)]
 
 
+def test_an_acknowledged_correction_is_not_raised_again_when_repeated() -> None:
+    certs = run([("user", "When can I visit?"),
+                 ("assistant", "The museum is open on Mondays."),
+                 ("user", "Sure?"),
+                 ("assistant", "My apologies for the error. The museum is closed on Mondays."),
+                 ("user", "So which day should I go?"),
+                 ("assistant", "The museum is closed on Mondays, so go on Tuesday.")])
+    assert [(c.detector, c.severity, c.turn_index) for c in certs] == [
+        ("self_correction", "warn", 3)]
+
+
+def test_an_apology_corrects_the_previous_answer_only() -> None:
+    """A conflict with an older answer, or an apology that does not open the answer,
+    still pages."""
+    certs = run([("user", "Tell me about the museum."),
+                 ("assistant", "The museum is open on Mondays."),
+                 ("user", "And the tour?"),
+                 ("assistant", "The tour costs 50 euros."),
+                 ("user", "Sure?"),
+                 ("assistant", "My apologies for the error. The tour costs 80 euros. The "
+                               "museum is closed on Mondays.")])
+    assert sorted((c.detector, c.severity, c.conflicts_with) for c in certs) == [
+        ("antonym", "page", 1), ("self_correction", "warn", 3)]
+    late = run([("user", "When can I visit?"),
+                ("assistant", "The museum is open on Mondays."),
+                ("user", "Sure?"),
+                ("assistant", "You arrive on Monday. The museum is closed on Mondays. Let "
+                              "me know if I got that wrong.")])
+    assert [(c.detector, c.severity) for c in late] == [("antonym", "page")]
+
+
 def test_an_apology_does_not_excuse_a_conflict_with_the_user() -> None:
     """What the user said about themselves is not the assistant's to correct."""
     certs = run([("user", "I live in Lisbon and I need a dentist."),
                  ("assistant", "My mistake, since you live in Madrid, try a clinic in "
                                "Salamanca.")])
     assert [(c.detector, c.conflicts_with) for c in certs] == [("user_fact", 0)]
+
+
+@pytest.mark.parametrize("first, second", [
+    # one of three is open, Oxford comma or not, however the parse hangs the list
+    ("The pharmacy, the clinic, or the hospital is open on Sundays.",
+     "The pharmacy is closed on Sundays."),
+    ("The clinic, or the hospital, or the pharmacy is open on Sundays.",
+     "The clinic is closed on Sundays."),
+    # the later sentence is the one about alternatives
+    ("The museum is open on Mondays.", "The museum or the gallery is closed on Mondays."),
+])
+def test_a_sentence_about_alternatives_says_nothing_of_one(first: str, second: str) -> None:
+    assert pair(first, second) == []
+
+
+def test_a_name_given_twice_after_and_is_not_a_list_of_alternatives() -> None:
+    """ "Lisbon and Porto, or Oporto,": two places, the second named twice."""
+    certs = pair("Lisbon and Porto, or Oporto, are in Portugal.", "Lisbon is in Spain.")
+    assert [c.detector for c in certs] == ["exclusive"]
 
 
 def test_certificate_ids_are_deterministic_and_turn_quality_is_gated() -> None:

@@ -76,6 +76,7 @@ def test_a_symbol_that_names_a_noun_keeps_two_subjects_apart() -> None:
 def test_the_us_in_capitals_is_a_country_not_the_speaker() -> None:
     assert triples("The show is popular in the US.")[0][2] == "us"
     assert triples("The company moved us to a new office.")[0][2] == "assistant"
+    assert triples("The US says the tariff is 10 percent.")[1][4] == "reported"
     assert not cues.speaks_of_self("Prices in the US rose.")
     assert cues.speaks_of_self("Tell us more about it.")
 

@@ -310,6 +310,9 @@ SELF_CORRECTION_POSITIVES = [
     "I apologize for the oversight.",
     "You're right, I got that conversion wrong, sorry.",
     "My apologies, I had those the wrong way round.",
+    "I apologize for any oversight in my code.",
+    "Sorry for the errors.",
+    "My apologies for the mix-up.",
 ]
 
 SELF_CORRECTION_NEGATIVES = [
@@ -317,6 +320,15 @@ SELF_CORRECTION_NEGATIVES = [
     "Sorry for the delay.",
     "Sorry for the confusion.",
     "I apologize for the inconvenience.",
+    # a question, a condition or a denial owns up to nothing
+    "Have I got that wrong?",
+    "If I got that wrong, let me know.",
+    "I don't think I got it wrong.",
+    "Don't worry, I had those the wrong way round too.",
+    # somebody else's error, or a story
+    "I'm sorry for the error you ran into.",
+    "I apologize for the oversight by the airline.",
+    "The first time I baked bread I got it all wrong.",
     "That is correct!",
     "Let me correct your code.",
     "If I was wrong, please tell me.",
@@ -336,6 +348,13 @@ def test_self_correction_positives(text: str) -> None:
 @pytest.mark.parametrize("text", SELF_CORRECTION_NEGATIVES)
 def test_self_correction_negatives(text: str) -> None:
     assert not lx.is_self_correction(text)
+
+
+def test_only_the_opening_of_an_answer_owns_up_to_a_mistake() -> None:
+    assert lx.opens_with_self_correction("You're right, I misspoke.\n\nThe museum is shut.")
+    assert not lx.opens_with_self_correction(
+        "You arrive on Monday. The museum is closed on Mondays. Let me know if I got that "
+        "wrong.")
 
 
 # --------------------------------------------------------------------------- modality

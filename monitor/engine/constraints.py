@@ -128,8 +128,10 @@ _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/", re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore)\b.*$",
                        re.I)
 _FIRST_PERSON = re.compile(
-    r"\b(i|i'm|im|i've|me|my|we|we're|our|us|she|she's|he|he's|they|they're|her|his|"
+    r"\b(i|i'm|im|i've|me|my|we|we're|our|(?-i:us|Us)|she|she's|he|he's|they|they're|her|his|"
     r"their|son|daughter|wife|husband|partner|kids|child|children)\b", re.I)
+"""Words for the user or their people, read on the text as written: "US" in capitals is
+the country ("easy to find in the US")."""
 
 
 _LOOSE_OPENERS = frozenset({"no", "without", "avoid", "avoids", "hate", "nothing with"})
@@ -165,7 +167,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     lower = text.lower()
     found: dict[str, set[str]] = {}
     for diet, groups in t.diets.items():
-        if _words_pattern((diet,)).search(lower) and _FIRST_PERSON.search(lower):
+        if _words_pattern((diet,)).search(lower) and _FIRST_PERSON.search(text):
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (set_by, breaks) in t.activities.items():
         if _words_pattern(set_by).search(lower):  # "without a car", not "without a care"
@@ -173,7 +175,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     for match in t.openers.finditer(lower):
         opener, rest = match.group(1), _TRAILING.sub("", match.group(2))
         loose = opener in _LOOSE_OPENERS
-        if loose and not ("please" in lower or _FIRST_PERSON.search(lower)):
+        if loose and not ("please" in lower or _FIRST_PERSON.search(text)):
             continue  # "no problem", a bare "no" answer: not a rule the user set
         for chunk in _CHUNK_SPLIT.split(rest):
             words = chunk.split()
@@ -184,7 +186,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 found.setdefault(group, set()).update(t.members[group])
             elif len(words) <= 3 and len(words[-1]) > 3 and (not loose or "please" in lower):
                 found.setdefault(_stem(words[-1]), set()).add(_stem(words[-1]))
-    if _FIRST_PERSON.search(lower) and not t.not_a_rule.search(lower):
+    if _FIRST_PERSON.search(text) and not t.not_a_rule.search(lower):
         for match in t.closers.finditer(lower):
             if _DENIED.search(lower, _clause_start(lower, match.start()), match.end(1)) or any(
                     label in t.diets and _words_pattern((label,)).search(match.group(0))

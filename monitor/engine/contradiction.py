@@ -9,9 +9,9 @@ Each new asserted claim is compared only with the live facts on the same subject
 4. exclusive  - a single-valued relation or attribute given a different value.
 
 A finding whose earlier claim is the user's statement about themselves is reported as
-`user_fact`; an assistant turn that says it is correcting itself, in any of its sentences,
-gets `self_correction` at reduced confidence for its conflicts with the assistant's own
-earlier claims, and never pages (the pipeline relabels them). Scope rules keep
+`user_fact`; an answer that opens by saying the previous answer was wrong gets
+`self_correction` at reduced confidence for its conflicts with that answer, and never
+pages (the pipeline relabels them once they are certified). Scope rules keep
 precision: only asserted claims (not questions, hypotheticals or reported speech) with
 the same time scope are ever compared, and properties with no known opposite (spicy and
 warm) can co-hold.

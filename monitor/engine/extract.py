@@ -109,8 +109,9 @@ class Extraction:
     fragments: set[str] = field(default_factory=set)
     """Asserted or quoted sentences with no subject and verb: list items and labels
     ("Hummus with carrot sticks", "Salmon fillets - 3-4"), which name things without saying
-    anything of them; and every table row of the assistant, a record of cells whatever
-    clauses they hold."""
+    anything of them; sentences about a set of alternatives ("The bakery or the cafe is
+    open"), which say nothing of either one; and every table row of the assistant, a
+    record of cells whatever clauses they hold."""
     quoted: list[tuple[str, str]] = field(default_factory=list)
     """(sentence, heading context) of the statements inside block quotes: somebody's words
     (read as "reported"), or a draft the assistant wrote for the user to send."""
@@ -205,15 +206,17 @@ def _is_disjunction(token: Any) -> bool:
     parse hangs its "or" on the second member.
     """
     doc = token.doc
-    chain = [token]
-    while (nxt := next((c for c in chain[-1].children if c.dep_ == "conj"), None)) is not None:
-        chain.append(nxt)
-    # "A, B, or C": in a list of three or more, the comma before "or" is the list's own
-    return len(chain) > 1 and any(
-        c.dep_ == "cc" and c.lower_ == "or"
-        and (doc[c.i - 1].text != "," or len(chain) > 2)
+    members = [token]
+    for member in members:  # grows: conj members hang on the first or on each other
+        members.extend(c for c in member.children if c.dep_ == "conj")
+    joiners = [c for m in members for c in m.children if c.dep_ == "cc"]
+    # "A, B, or C": in a list of three or more alternatives, the comma before "or" is the
+    # list's own ("Lisbon and Porto, or Oporto," is two places, one named twice)
+    listed = len(members) > 2 and all(c.lower_ == "or" for c in joiners)
+    return len(members) > 1 and any(
+        c.lower_ == "or" and (doc[c.i - 1].text != "," or listed)
         and (c.i + 1 >= len(doc) or doc[c.i + 1].lower_ != "rather")
-        for member in chain for c in member.children)
+        for c in joiners)
 
 
 def _first_person(token: Any) -> bool:
@@ -267,6 +270,14 @@ def _prohibition(head: Any) -> bool:
 
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 _FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
+
+
+def _of_alternatives(sent: Any) -> bool:
+    """ "The bakery or the cafe is open": the sentence's subject is a set of alternatives,
+    so it says nothing of any one of them. The verifier reads "The bakery is closed"
+    against it as a conflict; as a fragment it is never asked."""
+    return any(c.dep_ in {"nsubj", "nsubjpass"} and _is_disjunction(c)
+               for c in sent.root.children)
 
 
 def _says_something(sent: Any) -> bool:
@@ -349,7 +360,7 @@ def clause_modality(head: Any, modality: Modality) -> Modality:
         own = "hypothetical" if own == "asserted" else own
     if head.dep_ == "ccomp" and head.head.lemma_ in _REPORTING_VERBS:
         reporter = [c for c in head.head.children if c.dep_ == "nsubj"]
-        if not reporter or reporter[0].lower_ not in _FIRST_PERSON:
+        if not reporter or not _first_person(reporter[0]):
             own = "reported" if own == "asserted" else own
     return own
 
@@ -485,7 +496,7 @@ class RuleExtractor:
                 if states:
                     kept = result.quoted if segment.kind == "quote" else result.asserted
                     kept.append((text, scope))
-                    if not _says_something(sent):
+                    if not _says_something(sent) or _of_alternatives(sent):
                         result.fragments.add(text)
                 elif sentence_modality == "asserted" and cue == "hypothetical":
                     result.asserted.extend((part, scope) for part in _unconditional_parts(sent))

@@ -38,6 +38,7 @@ __all__ = [
     "is_functional_attribute",
     "is_self_correction",
     "modality_cue",
+    "opens_with_self_correction",
     "revision_kind",
 ]
 
@@ -303,19 +304,37 @@ _SELF_CORRECTION_CUES: re.Pattern[str] = re.compile(
     r"\b(?:incorrect|wrong|mistake|error|inaccurate)\b|"
     r"\b(?:that|this|my (?:earlier|previous|last) (?:answer|statement|response|reply))"
     r" was (?:incorrect|wrong|a mistake|an error|inaccurate)\b|"
-    r"\b(?:apologies|sorry|i apologi[sz]e) for (?:the|my) (?:error|mistake|"
-    r"incorrect|inaccura\w*|misinformation|misleading|oversight|earlier error|"
-    r"earlier mistake)\b|"
+    r"\b(?:apologies|sorry|i apologi[sz]e) for (?:the|my|any) (?:(?:earlier )?errors?|"
+    r"(?:earlier )?mistakes?|incorrect|inaccura\w*|misinformation|misleading|oversights?|"
+    r"mix-?up)\b(?!\s+(?:\w+\s+)?(?:you|your|by)\b)|"
     r"\bsorry,? i (?:meant|misspoke|made a mistake|was wrong|got that wrong)\b|"
-    r"\bi got (?:that|it|this|those|these)(?: [a-z]+)? wrong\b|"
-    r"\bi had (?:that|it|this|those|these|them) the wrong way (?:round|around)\b|"
+    r"\bi got (?:that|it|this) wrong\b|\bi got (?:that|this|those|these) [a-z]+ wrong\b|"
+    r"\bi had (?:that|this|those|these|them) the wrong way (?:round|around)\b|"
     r"\bi gave you (?:the )?(?:wrong|incorrect)\b"
 )
+_NOT_AN_ADMISSION = re.compile(
+    r"\b(?:if|whether|don't think|do not think|never|not sure|worry)\b[^.!?]*$")
+"""Words before a cue that make it no admission: "Let me know if I got that wrong", "I
+don't think I got it wrong", "Don't worry, I had those the wrong way round too"."""
+_OPENING_SENTENCES = 2
 
 
 def is_self_correction(text: str) -> bool:
     """True if an ASSISTANT sentence explicitly corrects something it said earlier."""
-    return bool(text) and _SELF_CORRECTION_CUES.search(_prep(text)) is not None
+    if not text or text.rstrip().endswith("?"):
+        return False  # "Have I got that wrong?"
+    prepped = _prep(text)
+    found = _SELF_CORRECTION_CUES.search(prepped)
+    return found is not None and not _NOT_AN_ADMISSION.search(prepped[: found.start()])
+
+
+def opens_with_self_correction(text: str) -> bool:
+    """An ASSISTANT answer that opens by saying its previous answer was wrong ("You're
+    right, I misspoke.", "My apologies for the error."). Only the opening counts: an
+    answer that owns up to a mistake says so first, and a cue further on is more often
+    about something else ("Let me know if I got that wrong")."""
+    sentences = [s for s in _SENT_SPLIT.split(text) if s.strip()]
+    return any(is_self_correction(s) for s in sentences[:_OPENING_SENTENCES])
 
 
 # ---------------------------------------------------------------------------------------

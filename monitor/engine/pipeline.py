@@ -64,7 +64,7 @@ from monitor.engine.signals import (
     word_count,
 )
 from monitor.engine.state import ConversationState, RecentCertificate, RecentScore, Revision
-from monitor.engine.verdict import Scored, VerdictStage, sentence_fact
+from monitor.engine.verdict import VerdictStage, sentence_fact
 from monitor.engine.verifier import Verifier
 from monitor.engine.warmup import warmup_turns
 
@@ -520,8 +520,6 @@ class Engine:
         claims = [(s, c) for s, c in asserted if s not in extraction.fragments]
         if self.verdict is not None:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
-        if lexicon.is_self_correction(event.text):
-            findings = self._acknowledged(findings)
         findings += self._constraint_findings(state, turn, asserted)
         findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
@@ -529,30 +527,23 @@ class Engine:
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         keep = self.config.max_certified
         findings = [f for f in capped if state.certify(_conflict_key(f[1]), keep)]
+        corrected = _corrected_answer(state, turn, event.text)
+        findings = [(i, self._as_self_correction(f), a) if f.prior.turn == corrected
+                    and f.prior.speaker == "assistant" else (i, f, a) for i, f, a in findings]
         self._remember_statements(state, event, extraction, facts)
         if self.verdict is not None:
             self.verdict.remember(state, turn, "assistant", claims, subjects)
         certified = {i for i, _, _ in findings if i >= 0}
         return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
 
-    def _acknowledged(self, findings: list[Scored]) -> list[Scored]:
-        """The turn says it corrects an earlier answer ("My apologies for the error. ..."),
-        so its conflicts with the assistant's own earlier claims are self-corrections:
-        certified at a lower confidence, never paged. The cue may sit in any sentence of
-        the turn; the corrected value usually follows the apology in a sentence of its
-        own. A conflict with what the user said is not the assistant's to correct: it
-        keeps its detector, and may page."""
-        cfg = self.config
-        out: list[Scored] = []
-        for i, finding, alignment in findings:
-            if finding.prior.speaker == "assistant":
-                finding = replace(
-                    finding, detector="self_correction",
-                    confidence=finding.confidence * cfg.self_correction_confidence_factor)
-                if finding.confidence < cfg.certificate_confidence_floor:
-                    continue
-            out.append((i, finding, alignment))
-        return out
+    def _as_self_correction(self, finding: contradiction.Finding) -> contradiction.Finding:
+        """A conflict with the answer this turn says it corrects: kept for the dashboards
+        at a lower confidence, never paged (the user already has the right answer). It
+        is certified under its own detector first, so a later answer that repeats the
+        corrected value does not raise it again."""
+        return replace(finding, detector="self_correction",
+                       confidence=finding.confidence
+                       * self.config.self_correction_confidence_factor)
 
     def _anchor(
         self, state: ConversationState, facts: list[Fact], turn: int, certified: set[int]
@@ -955,6 +946,18 @@ class Engine:
 
 _PERSONS = frozenset({"user", "assistant"})
 _NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def _corrected_answer(state: ConversationState, turn: int, text: str) -> int | None:
+    """The turn of the answer this one corrects: the assistant's previous answer, when
+    this one opens by saying that answer was wrong ("My apologies for the error. ...");
+    the corrected value usually follows the apology in a sentence of its own. None
+    otherwise. Only the previous answer: a conflict with an older one, or with what the
+    user said, is not what the apology owns up to, and may page."""
+    if not lexicon.opens_with_self_correction(text):
+        return None
+    return max((a.turn for a in state.assertions
+                if a.speaker == "assistant" and a.turn < turn), default=None)
 
 
 def _subjects_by_sentence(facts: Sequence[Fact]) -> dict[str, tuple[str, ...]]:
