@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from monitor.contracts import ContradictionCertificate, TurnEvent
+from monitor.engine.pipeline import Engine
 from monitor.engine.state import ConversationState
 from monitor.runner.build import build_engine
 
@@ -173,15 +174,30 @@ def test_a_turn_that_apologises_for_an_error_corrects_itself_in_any_sentence() -
         ("self_correction", "warn", 1)]
 
 
+_ACKNOWLEDGED: list[tuple[str, str]] = [
+    ("user", "When can I visit?"),
+    ("assistant", "The museum is open on Mondays."),
+    ("user", "Sure?"),
+    ("assistant", "My apologies for the error. The museum is closed on Mondays."),
+    ("user", "So which day should I go?"),
+    ("assistant", "The museum is closed on Mondays, so go on Tuesday."),
+]
+
+
 def test_an_acknowledged_correction_is_not_raised_again_when_repeated() -> None:
-    certs = run([("user", "When can I visit?"),
-                 ("assistant", "The museum is open on Mondays."),
-                 ("user", "Sure?"),
-                 ("assistant", "My apologies for the error. The museum is closed on Mondays."),
-                 ("user", "So which day should I go?"),
-                 ("assistant", "The museum is closed on Mondays, so go on Tuesday.")])
+    certs = run(_ACKNOWLEDGED)
     assert [(c.detector, c.severity, c.turn_index) for c in certs] == [
         ("self_correction", "warn", 3)]
+
+
+def test_an_engine_without_the_verifier_knows_an_acknowledged_correction() -> None:
+    full = build_engine()
+    rules_only = Engine(full.config, full.embedder, full.extractor, full.scorers)
+    states: dict[str, ConversationState] = {}
+    events = [TurnEvent(conversation_id="r", turn_index=i, role=r, text=t)  # type: ignore[arg-type]
+              for i, (r, t) in enumerate(_ACKNOWLEDGED[:4])]
+    certs = [c for o in rules_only.process_batch(events, states) for c in o.certificates]
+    assert [(c.detector, c.severity) for c in certs] == [("self_correction", "warn")]
 
 
 def test_an_apology_corrects_the_previous_answer_only() -> None:
@@ -196,6 +212,15 @@ def test_an_apology_corrects_the_previous_answer_only() -> None:
                                "museum is closed on Mondays.")])
     assert sorted((c.detector, c.severity, c.conflicts_with) for c in certs) == [
         ("antonym", "page", 1), ("self_correction", "warn", 3)]
+    after_a_table = run([("user", "When can I visit?"),
+                         ("assistant", "The museum is open on Mondays."),
+                         ("user", "And the prices?"),
+                         ("assistant", "| Ticket | Price |\n|---|---|\n| Adult | 12 EUR |\n"
+                                       "| Child | 6 EUR |"),
+                         ("user", "Sure about Mondays?"),
+                         ("assistant", "My apologies for the error in the prices. The museum "
+                                       "is closed on Mondays.")])
+    assert [(c.detector, c.severity) for c in after_a_table] == [("antonym", "page")]
     late = run([("user", "When can I visit?"),
                 ("assistant", "The museum is open on Mondays."),
                 ("user", "Sure?"),
@@ -212,16 +237,28 @@ def test_an_apology_does_not_excuse_a_conflict_with_the_user() -> None:
     assert [(c.detector, c.conflicts_with) for c in certs] == [("user_fact", 0)]
 
 
+def test_a_sentence_about_alternatives_says_nothing_of_one() -> None:
+    assert pair("The museum is open on Mondays.",
+                "The museum or the gallery is closed on Mondays.") == []
+    # ... but it is a claim about the set
+    assert pair("The museum or the gallery is closed on Mondays.",
+                "Both the museum and the gallery are open on Mondays.") != []
+
+
+_ONE_OF_THREE = pytest.mark.xfail(
+    strict=True, reason="the rules read no claim about one of three alternatives, but the "
+    "verifier reads 'The pharmacy is closed' against the set as a conflict (0.97); "
+    "keeping such sentences from it hid 'Both are open' against 'A or B is closed'")
+
+
 @pytest.mark.parametrize("first, second", [
     # one of three is open, Oxford comma or not, however the parse hangs the list
-    ("The pharmacy, the clinic, or the hospital is open on Sundays.",
-     "The pharmacy is closed on Sundays."),
-    ("The clinic, or the hospital, or the pharmacy is open on Sundays.",
-     "The clinic is closed on Sundays."),
-    # the later sentence is the one about alternatives
-    ("The museum is open on Mondays.", "The museum or the gallery is closed on Mondays."),
+    pytest.param("The pharmacy, the clinic, or the hospital is open on Sundays.",
+                 "The pharmacy is closed on Sundays.", marks=_ONE_OF_THREE),
+    pytest.param("The clinic, or the hospital, or the pharmacy is open on Sundays.",
+                 "The clinic is closed on Sundays.", marks=_ONE_OF_THREE),
 ])
-def test_a_sentence_about_alternatives_says_nothing_of_one(first: str, second: str) -> None:
+def test_one_of_three_alternatives_is_not_a_claim(first: str, second: str) -> None:
     assert pair(first, second) == []
 
 

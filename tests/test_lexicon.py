@@ -310,7 +310,7 @@ SELF_CORRECTION_POSITIVES = [
     "I apologize for the oversight.",
     "You're right, I got that conversion wrong, sorry.",
     "My apologies, I had those the wrong way round.",
-    "I apologize for any oversight in my code.",
+    "Sorry, I had it the wrong way round.",
     "Sorry for the errors.",
     "My apologies for the mix-up.",
 ]
@@ -329,6 +329,7 @@ SELF_CORRECTION_NEGATIVES = [
     "I'm sorry for the error you ran into.",
     "I apologize for the oversight by the airline.",
     "The first time I baked bread I got it all wrong.",
+    "I apologize for any errors in the original text.",
     "That is correct!",
     "Let me correct your code.",
     "If I was wrong, please tell me.",

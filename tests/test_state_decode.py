@@ -256,3 +256,11 @@ def test_every_unreadable_framed_state_is_corrupt(raw: bytes) -> None:
 def test_framed_bytes_raise_nothing_else(raw: bytes) -> None:
     with contextlib.suppress(StateDecodeError):
         ConversationState.from_bytes(raw)
+
+
+def test_the_latest_answer_survives_storage() -> None:
+    """An answer that owns up to a mistake corrects the latest one, across batches too."""
+    state = ConversationState(conversation_id="a")
+    state.last_answer = 5
+    assert ConversationState.from_bytes(state.to_bytes()).last_answer == 5
+    assert ConversationState.from_bytes(ConversationState("b").to_bytes()).last_answer == -1

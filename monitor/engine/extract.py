@@ -109,9 +109,8 @@ class Extraction:
     fragments: set[str] = field(default_factory=set)
     """Asserted or quoted sentences with no subject and verb: list items and labels
     ("Hummus with carrot sticks", "Salmon fillets - 3-4"), which name things without saying
-    anything of them; sentences about a set of alternatives ("The bakery or the cafe is
-    open"), which say nothing of either one; and every table row of the assistant, a
-    record of cells whatever clauses they hold."""
+    anything of them; and every table row of the assistant, a record of cells whatever
+    clauses they hold."""
     quoted: list[tuple[str, str]] = field(default_factory=list)
     """(sentence, heading context) of the statements inside block quotes: somebody's words
     (read as "reported"), or a draft the assistant wrote for the user to send."""
@@ -270,14 +269,6 @@ def _prohibition(head: Any) -> bool:
 
 _SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 _FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
-
-
-def _of_alternatives(sent: Any) -> bool:
-    """ "The bakery or the cafe is open": the sentence's subject is a set of alternatives,
-    so it says nothing of any one of them. The verifier reads "The bakery is closed"
-    against it as a conflict; as a fragment it is never asked."""
-    return any(c.dep_ in {"nsubj", "nsubjpass"} and _is_disjunction(c)
-               for c in sent.root.children)
 
 
 def _says_something(sent: Any) -> bool:
@@ -496,7 +487,7 @@ class RuleExtractor:
                 if states:
                     kept = result.quoted if segment.kind == "quote" else result.asserted
                     kept.append((text, scope))
-                    if not _says_something(sent) or _of_alternatives(sent):
+                    if not _says_something(sent):
                         result.fragments.add(text)
                 elif sentence_modality == "asserted" and cue == "hypothetical":
                     result.asserted.extend((part, scope) for part in _unconditional_parts(sent))

@@ -304,12 +304,12 @@ _SELF_CORRECTION_CUES: re.Pattern[str] = re.compile(
     r"\b(?:incorrect|wrong|mistake|error|inaccurate)\b|"
     r"\b(?:that|this|my (?:earlier|previous|last) (?:answer|statement|response|reply))"
     r" was (?:incorrect|wrong|a mistake|an error|inaccurate)\b|"
-    r"\b(?:apologies|sorry|i apologi[sz]e) for (?:the|my|any) (?:(?:earlier )?errors?|"
+    r"\b(?:apologies|sorry|i apologi[sz]e) for (?:the|my) (?:(?:earlier )?errors?|"
     r"(?:earlier )?mistakes?|incorrect|inaccura\w*|misinformation|misleading|oversights?|"
     r"mix-?up)\b(?!\s+(?:\w+\s+)?(?:you|your|by)\b)|"
     r"\bsorry,? i (?:meant|misspoke|made a mistake|was wrong|got that wrong)\b|"
     r"\bi got (?:that|it|this) wrong\b|\bi got (?:that|this|those|these) [a-z]+ wrong\b|"
-    r"\bi had (?:that|this|those|these|them) the wrong way (?:round|around)\b|"
+    r"\bi had (?:that|it|this|those|these|them) the wrong way (?:round|around)\b|"
     r"\bi gave you (?:the )?(?:wrong|incorrect)\b"
 )
 _NOT_AN_ADMISSION = re.compile(

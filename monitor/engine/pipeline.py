@@ -472,6 +472,7 @@ class Engine:
         score = self._turn_score(state, event, extraction, prompt, signals, trend,
                                  certificates, previous, gap)
         alerts = self._alerts(event, certificates, score, trend)
+        state.last_answer = event.turn_index
         state.remember(
             RecentScore(event.turn_index, score.quality, trend.label, len(certificates)),
             [RecentCertificate(c.id, c.turn_index, c.conflicts_with, c.detector,
@@ -527,7 +528,8 @@ class Engine:
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         keep = self.config.max_certified
         findings = [f for f in capped if state.certify(_conflict_key(f[1]), keep)]
-        corrected = _corrected_answer(state, turn, event.text)
+        corrected = (state.last_answer if state.last_answer >= 0
+                     and lexicon.opens_with_self_correction(event.text) else None)
         findings = [(i, self._as_self_correction(f), a) if f.prior.turn == corrected
                     and f.prior.speaker == "assistant" else (i, f, a) for i, f, a in findings]
         self._remember_statements(state, event, extraction, facts)
@@ -537,10 +539,13 @@ class Engine:
         return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
 
     def _as_self_correction(self, finding: contradiction.Finding) -> contradiction.Finding:
-        """A conflict with the answer this turn says it corrects: kept for the dashboards
-        at a lower confidence, never paged (the user already has the right answer). It
-        is certified under its own detector first, so a later answer that repeats the
-        corrected value does not raise it again."""
+        """A conflict with the previous answer, which this one opens by owning up to a
+        mistake ("My apologies for the error. ..."; the corrected value usually follows
+        in a sentence of its own): kept for the dashboards at a lower confidence, never
+        paged (the user already has the right answer). A conflict with an older answer,
+        or with what the user said, is not what the apology owns up to, and may page.
+        It is certified under its own detector first, so a later answer that restates
+        the corrected claim in the same terms does not raise it again."""
         return replace(finding, detector="self_correction",
                        confidence=finding.confidence
                        * self.config.self_correction_confidence_factor)
@@ -946,18 +951,6 @@ class Engine:
 
 _PERSONS = frozenset({"user", "assistant"})
 _NON_WORD = re.compile(r"[^a-z0-9]+")
-
-
-def _corrected_answer(state: ConversationState, turn: int, text: str) -> int | None:
-    """The turn of the answer this one corrects: the assistant's previous answer, when
-    this one opens by saying that answer was wrong ("My apologies for the error. ...");
-    the corrected value usually follows the apology in a sentence of its own. None
-    otherwise. Only the previous answer: a conflict with an older one, or with what the
-    user said, is not what the apology owns up to, and may page."""
-    if not lexicon.opens_with_self_correction(text):
-        return None
-    return max((a.turn for a in state.assertions
-                if a.speaker == "assistant" and a.turn < turn), default=None)
 
 
 def _subjects_by_sentence(facts: Sequence[Fact]) -> dict[str, tuple[str, ...]]:

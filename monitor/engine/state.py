@@ -173,6 +173,9 @@ class ConversationState:
     topic: TopicState = field(default_factory=TopicState)
     trend: TrendStats = field(default_factory=TrendStats)
     last_turn_index: int = -1
+    last_answer: int = -1
+    """The turn of the assistant's latest answer (-1: none yet): the answer a new one
+    corrects when it opens by owning up to a mistake."""
     focus: str | None = None
     prompt: list[str] = field(default_factory=list)
     turns: int = 0
@@ -281,6 +284,9 @@ class ConversationState:
                       "op": self.topic.operation, "shifted": self.topic.shifted},
             "trend": self.trend.to_plain(),
             "last": self.last_turn_index,
+            # written once there is an answer: a state stored before the field existed
+            # reads back as it was written
+            **({"last_answer": self.last_answer} if self.last_answer >= 0 else {}),
             "focus": self.focus,
             "prompt": self.prompt,
             "counts": [self.turns, self.assistant_turns, self.certificates, self.gaps],
@@ -324,6 +330,7 @@ class ConversationState:
             topic=_topic_in(data.get("topic")),
             trend=TrendStats.from_plain(data["trend"]),
             last_turn_index=data["last"],
+            last_answer=int(data.get("last_answer", -1)),
             focus=data["focus"],
             prompt=list(data["prompt"]),
             turns=turns, assistant_turns=assistant_turns, certificates=certificates,
