@@ -200,6 +200,50 @@ def test_an_engine_without_the_verifier_knows_an_acknowledged_correction() -> No
     assert [(c.detector, c.severity) for c in certs] == [("self_correction", "warn")]
 
 
+@pytest.mark.parametrize("repeat", [
+    "The museum is shut on Mondays, so go on Tuesday.",
+    "The museum does not open on Mondays, so go on Tuesday.",
+])
+def test_an_owned_up_mistake_is_withdrawn(repeat: str) -> None:
+    """The correction restated in other words has nothing left to conflict with: the
+    mistaken sentence left the history when the assistant owned up to it."""
+    certs = run([*_ACKNOWLEDGED[:5], ("assistant", repeat)])
+    assert [(c.detector, c.turn_index) for c in certs] == [("self_correction", 3)]
+
+
+@pytest.mark.parametrize("relapse, detector", [
+    ("Go on Monday: the museum is open on Mondays.", "antonym"),
+    ("The museum is open on Mondays, so go then.", "antonym"),
+])
+def test_going_back_to_an_owned_up_mistake_pages(relapse: str, detector: str) -> None:
+    """The correction is the claim that stands: going back on it is a contradiction."""
+    certs = run([*_ACKNOWLEDGED[:5], ("assistant", relapse)])
+    assert [(c.detector, c.severity, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("self_correction", "warn", 3, 1), (detector, "page", 5, 3)]
+
+
+def test_going_back_to_an_owned_up_amount_pages() -> None:
+    certs = run([("user", "How much is the tour?"),
+                 ("assistant", "The tour costs 50 euros."),
+                 ("user", "That doesn't sound right."),
+                 ("assistant", "My apologies for the error. The tour costs 80 euros."),
+                 ("user", "OK, and for two?"),
+                 ("assistant", "The tour costs 50 euros each, so 100 euros.")])
+    assert [(c.detector, c.severity, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("self_correction", "warn", 3, 1), ("numeric", "page", 5, 3)]
+
+
+def test_an_engine_without_the_verifier_withdraws_an_owned_up_mistake() -> None:
+    full = build_engine()
+    rules_only = Engine(full.config, full.embedder, full.extractor, full.scorers)
+    turns = [*_ACKNOWLEDGED[:5], ("assistant", "Go on Monday: the museum is open on Mondays.")]
+    events = [TurnEvent(conversation_id="w", turn_index=i, role=r, text=t)  # type: ignore[arg-type]
+              for i, (r, t) in enumerate(turns)]
+    certs = [c for o in rules_only.process_batch(events, {}) for c in o.certificates]
+    assert [(c.detector, c.conflicts_with) for c in certs] == [
+        ("self_correction", 1), ("antonym", 3)]
+
+
 def test_an_apology_corrects_the_previous_answer_only() -> None:
     """A conflict with an older answer, or an apology that does not open the answer,
     still pages."""

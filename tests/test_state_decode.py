@@ -22,6 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from monitor.contracts import TurnEvent
+from monitor.engine.graph import Fact
+from monitor.engine.meaning import Assertion
 from monitor.engine.state import (
     FORMAT_MSGPACK_ZSTD,
     MIGRATIONS,
@@ -264,3 +266,26 @@ def test_the_latest_answer_survives_storage() -> None:
     state.last_answer = 5
     assert ConversationState.from_bytes(state.to_bytes()).last_answer == 5
     assert ConversationState.from_bytes(ConversationState("b").to_bytes()).last_answer == -1
+
+
+def test_a_withdrawn_sentence_leaves_every_store_and_stays_withdrawn() -> None:
+    """What the assistant owned up to as wrong is out of the graph's live facts, the amount
+    statements and the verifier's window, also after storage; its other turns stay."""
+    mistake, kept = "The tour costs 50 euros.", "The museum is open on Mondays."
+    state = ConversationState(conversation_id="w")
+    for turn, sentence in ((1, mistake), (1, kept), (3, mistake)):
+        for label in ("tour", sentence.lower()):
+            state.graph.touch(label, "concept", 1.0, "assistant", turn)
+        state.graph.add_fact(Fact(subject="tour", relation="be", object=sentence.lower(),
+                                  object_text=sentence, negated=False, modality="asserted",
+                                  speaker="assistant", turn=turn, sentence=sentence,
+                                  predicate="be", prep="", time_scope=None, importance=1.0))
+        state.add_statements([(turn, "assistant", sentence, "")], 10)
+        state.add_assertions([Assertion(turn, "assistant", sentence, "", ())], 10)
+    state.withdraw(1, mistake, at=5)
+    state = ConversationState.from_bytes(state.to_bytes())
+    live = {(f.turn, f.sentence) for f in state.graph.all_facts() if f.superseded_at is None}
+    assert live == {(1, kept), (3, mistake)}
+    assert [f.superseded_at for f in state.graph.all_facts() if f.superseded_at] == [5]
+    assert [(t, s) for t, _, s, _ in state.statements] == [(1, kept), (3, mistake)]
+    assert [(a.turn, a.sentence) for a in state.assertions] == [(1, kept), (3, mistake)]

@@ -14,7 +14,7 @@ edges exist only between live nodes and at most `semantic_link_top_k` per new no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import attrgetter
 from typing import Any
 
@@ -178,6 +178,14 @@ class ConversationGraph:
             if k == key and d["kind"] == "fact":
                 self._g.edges[u, v, k]["fact"] = fact
                 return
+
+    def supersede_sentence(self, turn: int, sentence: str, at: int) -> None:
+        """Every live fact one turn's sentence gave is out of date from turn `at`."""
+        for u, v, k, d in list(self._g.edges(keys=True, data=True)):
+            fact = d["fact"] if d["kind"] == "fact" else None
+            if (fact is not None and fact.turn == turn and fact.sentence == sentence
+                    and fact.superseded_at is None):
+                self._g.edges[u, v, k]["fact"] = replace(fact, superseded_at=at)
 
     def has_fact_link(self, node: str, others: set[str]) -> bool:
         for u, _, d in self._g.in_edges(node, data=True):

@@ -522,20 +522,25 @@ class Engine:
         if self.verdict is not None:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
         findings += self._constraint_findings(state, turn, asserted)
+        corrected = (state.last_answer if state.last_answer >= 0
+                     and lexicon.opens_with_self_correction(event.text) else None)
+        findings = [(i, self._as_self_correction(f), a) if f.prior.turn == corrected
+                    and f.prior.speaker == "assistant" else (i, f, a) for i, f, a in findings]
         findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
                                        [f.confidence for _, f, _ in findings])
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         keep = self.config.max_certified
         findings = [f for f in capped if state.certify(_conflict_key(f[1]), keep)]
-        corrected = (state.last_answer if state.last_answer >= 0
-                     and lexicon.opens_with_self_correction(event.text) else None)
-        findings = [(i, self._as_self_correction(f), a) if f.prior.turn == corrected
-                    and f.prior.speaker == "assistant" else (i, f, a) for i, f, a in findings]
+        owned_up = {(f.prior.turn, f.prior.sentence) for _, f, _ in findings
+                    if f.detector == "self_correction"}
+        for prior_turn, sentence in sorted(owned_up):
+            state.withdraw(prior_turn, sentence, turn)
         self._remember_statements(state, event, extraction, facts)
         if self.verdict is not None:
             self.verdict.remember(state, turn, "assistant", claims, subjects)
-        certified = {i for i, _, _ in findings if i >= 0}
+        # a claim that corrects a mistake is the right one: it anchors later turns
+        certified = {i for i, f, _ in findings if i >= 0 and f.detector != "self_correction"}
         return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
 
     def _as_self_correction(self, finding: contradiction.Finding) -> contradiction.Finding:
@@ -544,8 +549,9 @@ class Engine:
         in a sentence of its own): kept for the dashboards at a lower confidence, never
         paged (the user already has the right answer). A conflict with an older answer,
         or with what the user said, is not what the apology owns up to, and may page.
-        It is certified under its own detector first, so a later answer that restates
-        the corrected claim in the same terms does not raise it again."""
+        The mistaken sentence is then withdrawn (`ConversationState.withdraw`): a later
+        answer that restates the correction, in any words, has nothing left to conflict
+        with, and one that goes back to the mistake conflicts with the correction."""
         return replace(finding, detector="self_correction",
                        confidence=finding.confidence
                        * self.config.self_correction_confidence_factor)

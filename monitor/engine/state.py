@@ -40,6 +40,7 @@ import ormsgpack
 import zstandard
 
 from monitor.contracts import Trend
+from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.constraints import Constraint
 from monitor.engine.drift import TopicState
 from monitor.engine.graph import ConversationGraph
@@ -245,6 +246,17 @@ class ConversationState:
             return False
         self.certified = [*self.certified, key][-limit:]
         return True
+
+    def withdraw(self, turn: int, sentence: str, at: int) -> None:
+        """A sentence its speaker has since owned up to as wrong ("My apologies for the
+        error. ..."): its facts are out of date from turn `at` and it leaves the windows,
+        so later answers are read against the correction, not against the mistake."""
+        sentence = sentence[:SENTENCE_CHARS]
+        self.graph.supersede_sentence(turn, sentence, at)
+        self.statements = [row for row in self.statements
+                           if (row[0], row[2][:SENTENCE_CHARS]) != (turn, sentence)]
+        self.assertions = [a for a in self.assertions
+                           if (a.turn, a.sentence) != (turn, sentence)]
 
     def add_revision(self, record: Revision, limit: int) -> None:
         self.revisions = [*self.revisions, record][-limit:]
