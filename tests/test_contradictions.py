@@ -222,6 +222,59 @@ def test_going_back_to_an_owned_up_mistake_pages(relapse: str, detector: str) ->
         ("self_correction", "warn", 3, 1), (detector, "page", 5, 3)]
 
 
+def test_an_owned_up_mistake_leaves_the_rest_of_its_sentence() -> None:
+    """The apology owns up to the tour's price: the ticket's, said in the same sentence,
+    still stands, and changing it later without a word still pages."""
+    certs = run([("user", "How much are the tour and the ticket?"),
+                 ("assistant", "The tour costs 50 euros and the ticket costs 12 euros."),
+                 ("user", "The tour seems cheap."),
+                 ("assistant", "My apologies for the error. The tour costs 80 euros."),
+                 ("user", "And the ticket?"),
+                 ("assistant", "The ticket costs 20 euros.")])
+    assert [(c.detector, c.severity, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("self_correction", "warn", 3, 1), ("numeric", "page", 5, 1)]
+
+
+@pytest.mark.parametrize("said", [
+    # twice in the previous answer
+    [("assistant", "The museum is open on Mondays. Yes, the museum is open on Mondays, "
+                   "from 9 to 5.")],
+    # in the previous answer and in an older one
+    [("assistant", "The museum is open on Mondays."), ("user", "Really?"),
+     ("assistant", "Yes, the museum is open on Mondays.")],
+])
+def test_an_apology_owns_up_to_every_utterance_of_the_mistake(
+        said: list[tuple[str, str]]) -> None:
+    """One warning for the claim, however often it was said, and all of it withdrawn."""
+    certs = run([("user", "When can I visit?"), *said, ("user", "Sure?"),
+                 ("assistant", "My apologies for the error. The museum is closed on Mondays."),
+                 ("user", "So which day?"),
+                 ("assistant", "The museum is shut on Mondays, so go on Tuesday.")])
+    apology = len(said) + 2
+    assert [(c.detector, c.severity, c.turn_index) for c in certs] == [
+        ("self_correction", "warn", apology)]
+
+
+def test_a_correction_anchors_later_turns() -> None:
+    """An owned-up mistake is no failed turn: the correction's new things are not
+    quarantined, the mistake's claims are out of date."""
+    engine = build_engine()
+    states: dict[str, ConversationState] = {}
+    turns = [("user", "What is the capital of Australia?"),
+             ("assistant", "The capital of Australia is Sydney."),
+             ("user", "Are you sure?"),
+             ("assistant", "My apologies for the error. The capital of Australia is Canberra.")]
+    events = [TurnEvent(conversation_id="q", turn_index=i, role=r, text=t)  # type: ignore[arg-type]
+              for i, (r, t) in enumerate(turns)]
+    certs = [c for o in engine.process_batch(events, states) for c in o.certificates]
+    assert [c.detector for c in certs] == ["self_correction"]
+    graph = states["q"].graph
+    assert "canberra" in graph.labels() and not graph.is_quarantined("canberra")
+    assert {f.object for f in graph.all_facts() if f.superseded_at is None
+            and f.subject == "capital of australia" and f.speaker == "assistant"} == {
+        "canberra"}
+
+
 def test_going_back_to_an_owned_up_amount_pages() -> None:
     certs = run([("user", "How much is the tour?"),
                  ("assistant", "The tour costs 50 euros."),

@@ -11,6 +11,7 @@ import json
 import math
 import time
 import zlib
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -268,24 +269,46 @@ def test_the_latest_answer_survives_storage() -> None:
     assert ConversationState.from_bytes(ConversationState("b").to_bytes()).last_answer == -1
 
 
-def test_a_withdrawn_sentence_leaves_every_store_and_stays_withdrawn() -> None:
-    """What the assistant owned up to as wrong is out of the graph's live facts, the amount
-    statements and the verifier's window, also after storage; its other turns stay."""
-    mistake, kept = "The tour costs 50 euros.", "The museum is open on Mondays."
-    state = ConversationState(conversation_id="w")
-    for turn, sentence in ((1, mistake), (1, kept), (3, mistake)):
-        for label in ("tour", sentence.lower()):
+def _said(state: ConversationState, turn: int, sentence: str, *subjects: str) -> list[Fact]:
+    facts = []
+    for subject in subjects:
+        for label in (subject, sentence.lower()):
             state.graph.touch(label, "concept", 1.0, "assistant", turn)
-        state.graph.add_fact(Fact(subject="tour", relation="be", object=sentence.lower(),
-                                  object_text=sentence, negated=False, modality="asserted",
-                                  speaker="assistant", turn=turn, sentence=sentence,
-                                  predicate="be", prep="", time_scope=None, importance=1.0))
-        state.add_statements([(turn, "assistant", sentence, "")], 10)
-        state.add_assertions([Assertion(turn, "assistant", sentence, "", ())], 10)
-    state.withdraw(1, mistake, at=5)
+        fact = Fact(subject=subject, relation="cost", object=sentence.lower(),
+                    object_text=sentence, negated=False, modality="asserted",
+                    speaker="assistant", turn=turn, sentence=sentence, predicate="cost",
+                    prep="", time_scope=None, importance=1.0)
+        state.graph.add_fact(fact)
+        facts.append(fact)
+    state.add_statements([(turn, "assistant", sentence, "")], 10)
+    state.add_assertions([Assertion(turn, "assistant", sentence, "", ())], 10)
+    return facts
+
+
+def test_a_withdrawn_claim_leaves_every_store_and_stays_withdrawn() -> None:
+    """What the assistant owned up to as wrong is out of the graph's live facts; its
+    sentence leaves the amount statements and the verifier's window once nothing else it
+    said is live; the same words in another turn stay; all of it survives storage."""
+    both, alone = "The tour costs 50 euros and the ticket 12.", "The tour costs 50 euros."
+    state = ConversationState(conversation_id="w")
+    tour, _ticket = _said(state, 1, both, "tour", "ticket")
+    (mistake,) = _said(state, 3, alone, "tour")
+    _said(state, 4, alone, "tour")
+    state.withdraw(tour, at=5)
+    state.withdraw(mistake, at=5)
     state = ConversationState.from_bytes(state.to_bytes())
-    live = {(f.turn, f.sentence) for f in state.graph.all_facts() if f.superseded_at is None}
-    assert live == {(1, kept), (3, mistake)}
-    assert [f.superseded_at for f in state.graph.all_facts() if f.superseded_at] == [5]
-    assert [(t, s) for t, _, s, _ in state.statements] == [(1, kept), (3, mistake)]
-    assert [(a.turn, a.sentence) for a in state.assertions] == [(1, kept), (3, mistake)]
+    live = {(f.turn, f.subject) for f in state.graph.all_facts() if f.superseded_at is None}
+    assert live == {(1, "ticket"), (4, "tour")}
+    assert sorted(f.superseded_at or 0 for f in state.graph.all_facts()) == [0, 0, 5, 5]
+    assert [(t, s) for t, _, s, _ in state.statements] == [(1, both), (4, alone)]
+    assert [(a.turn, a.sentence) for a in state.assertions] == [(1, both), (4, alone)]
+
+
+def test_a_withdrawn_sentence_claim_withdraws_the_whole_sentence() -> None:
+    """The verifier's claims stand for their whole sentence."""
+    both = "The tour costs 50 euros and the ticket 12."
+    state = ConversationState(conversation_id="s")
+    tour, _ticket = _said(state, 1, both, "tour", "ticket")
+    state.withdraw(replace(tour, relation="states", subject="tour costs"), at=3)
+    assert [f.superseded_at for f in state.graph.all_facts()] == [3, 3]
+    assert state.statements == [] and state.assertions == []

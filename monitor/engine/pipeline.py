@@ -64,7 +64,7 @@ from monitor.engine.signals import (
     word_count,
 )
 from monitor.engine.state import ConversationState, RecentCertificate, RecentScore, Revision
-from monitor.engine.verdict import VerdictStage, sentence_fact
+from monitor.engine.verdict import Scored, VerdictStage, sentence_fact
 from monitor.engine.verifier import Verifier
 from monitor.engine.warmup import warmup_turns
 
@@ -466,7 +466,9 @@ class Engine:
                                                             prompt)
         new_nodes, anchoring = self._anchor(state, facts, event.turn_index, certified)
         signals = self._signals(state, event, prompt, vectors, anchoring, certificates)
-        if signals.fused.quality < self.config.logic_gate_cap or certificates:
+        # an owned-up mistake is no failed turn: the correction anchors later turns
+        if signals.fused.quality < self.config.logic_gate_cap or any(
+                c.detector != "self_correction" for c in certificates):
             self._quarantine_turn(state, event.turn_index, new_nodes)
         trend = self._advance_trend(state, signals, len(certificates))
         score = self._turn_score(state, event, extraction, prompt, signals, trend,
@@ -522,20 +524,15 @@ class Engine:
         if self.verdict is not None:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
         findings += self._constraint_findings(state, turn, asserted)
-        corrected = (state.last_answer if state.last_answer >= 0
-                     and lexicon.opens_with_self_correction(event.text) else None)
-        findings = [(i, self._as_self_correction(f), a) if f.prior.turn == corrected
-                    and f.prior.speaker == "assistant" else (i, f, a) for i, f, a in findings]
+        findings, owned_up = self._owned_up(state, event, findings)
         findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
                                        [f.confidence for _, f, _ in findings])
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         keep = self.config.max_certified
         findings = [f for f in capped if state.certify(_conflict_key(f[1]), keep)]
-        owned_up = {(f.prior.turn, f.prior.sentence) for _, f, _ in findings
-                    if f.detector == "self_correction"}
-        for prior_turn, sentence in sorted(owned_up):
-            state.withdraw(prior_turn, sentence, turn)
+        for prior in owned_up:
+            state.withdraw(prior, turn)
         self._remember_statements(state, event, extraction, facts)
         if self.verdict is not None:
             self.verdict.remember(state, turn, "assistant", claims, subjects)
@@ -543,15 +540,32 @@ class Engine:
         certified = {i for i, f, _ in findings if i >= 0 and f.detector != "self_correction"}
         return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
 
+    def _owned_up(
+        self, state: ConversationState, event: TurnEvent, findings: list[Scored]
+    ) -> tuple[list[Scored], list[Fact]]:
+        """An answer that opens by owning up to a mistake ("My apologies for the error.
+        ..."; the corrected value usually follows in a sentence of its own) corrects its
+        conflicts with the previous answer, and with older answers that said the same
+        (the same conflict key): they become `self_correction` findings, kept for the
+        dashboards at a lower confidence and never paged (the user already has the right
+        answer). A conflict with another claim of an older answer, or with what the user
+        said, is not what the apology owns up to, and may page. Returns the findings and
+        the claims owned up to, every one of them, whatever the per-turn cap and the
+        certified keys keep: they are withdrawn (`ConversationState.withdraw`), so a later
+        answer restating the correction in any words has nothing left to conflict with,
+        and one going back to the mistake conflicts with the correction."""
+        if state.last_answer < 0 or not lexicon.opens_with_self_correction(event.text):
+            return findings, []
+        answers = [f for _, f, _ in findings if f.prior.speaker == "assistant"]
+        keys = {_conflict_key(f) for f in answers if f.prior.turn == state.last_answer}
+        mistakes = {id(f) for f in answers
+                    if f.prior.turn == state.last_answer or _conflict_key(f) in keys}
+        relabelled = [(i, self._as_self_correction(f), a) if id(f) in mistakes else (i, f, a)
+                      for i, f, a in findings]
+        owned_up = [f.prior for _, f, _ in findings if id(f) in mistakes]
+        return relabelled, list(dict.fromkeys(owned_up))
+
     def _as_self_correction(self, finding: contradiction.Finding) -> contradiction.Finding:
-        """A conflict with the previous answer, which this one opens by owning up to a
-        mistake ("My apologies for the error. ..."; the corrected value usually follows
-        in a sentence of its own): kept for the dashboards at a lower confidence, never
-        paged (the user already has the right answer). A conflict with an older answer,
-        or with what the user said, is not what the apology owns up to, and may page.
-        The mistaken sentence is then withdrawn (`ConversationState.withdraw`): a later
-        answer that restates the correction, in any words, has nothing left to conflict
-        with, and one that goes back to the mistake conflicts with the correction."""
         return replace(finding, detector="self_correction",
                        confidence=finding.confidence
                        * self.config.self_correction_confidence_factor)

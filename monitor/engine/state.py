@@ -43,7 +43,7 @@ from monitor.contracts import Trend
 from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.constraints import Constraint
 from monitor.engine.drift import TopicState
-from monitor.engine.graph import ConversationGraph
+from monitor.engine.graph import ConversationGraph, Fact, head_word
 from monitor.engine.meaning import Assertion
 from monitor.engine.trend import TrendStats
 
@@ -58,6 +58,9 @@ MAX_STATE_BYTES = 64 << 20
 """Digests of this many last applied turns are kept (see `monitor.engine.order`)."""
 
 DecodeFailure = Literal["corrupt", "unknown_version", "old_version"]
+
+_SENTENCE_CLAIMS = frozenset({"states", "amount"})
+"""Relations of claims that stand for their whole sentence (engine.verdict, amounts)."""
 
 
 class StateDecodeError(ValueError):
@@ -247,16 +250,23 @@ class ConversationState:
         self.certified = [*self.certified, key][-limit:]
         return True
 
-    def withdraw(self, turn: int, sentence: str, at: int) -> None:
-        """A sentence its speaker has since owned up to as wrong ("My apologies for the
-        error. ..."): its facts are out of date from turn `at` and it leaves the windows,
-        so later answers are read against the correction, not against the mistake."""
-        sentence = sentence[:SENTENCE_CHARS]
-        self.graph.supersede_sentence(turn, sentence, at)
+    def withdraw(self, prior: Fact, at: int) -> None:
+        """A claim its speaker has since owned up to as wrong ("My apologies for the
+        error. ..."): out of date from turn `at`, so later answers are read against the
+        correction, not against the mistake. A fact withdraws what its sentence said
+        about the same thing; a sentence-level claim (the verifier's, an amount's) the
+        whole sentence. The sentence leaves the windows, which hold whole sentences,
+        once nothing else it said is live ("The tour costs 50 euros and the ticket 12"
+        keeps the ticket)."""
+        sentence = prior.sentence[:SENTENCE_CHARS]
+        whole = prior.relation in _SENTENCE_CLAIMS
+        if self.graph.supersede_claims(prior.turn, sentence,
+                                       None if whole else head_word(prior.subject), at):
+            return
+        said = (prior.turn, sentence)
         self.statements = [row for row in self.statements
-                           if (row[0], row[2][:SENTENCE_CHARS]) != (turn, sentence)]
-        self.assertions = [a for a in self.assertions
-                           if (a.turn, a.sentence) != (turn, sentence)]
+                           if (row[0], row[2][:SENTENCE_CHARS]) != said]
+        self.assertions = [a for a in self.assertions if (a.turn, a.sentence) != said]
 
     def add_revision(self, record: Revision, limit: int) -> None:
         self.revisions = [*self.revisions, record][-limit:]
