@@ -222,17 +222,40 @@ def test_going_back_to_an_owned_up_mistake_pages(relapse: str, detector: str) ->
         ("self_correction", "warn", 3, 1), (detector, "page", 5, 3)]
 
 
-def test_an_owned_up_mistake_leaves_the_rest_of_its_sentence() -> None:
-    """The apology owns up to the tour's price: the ticket's, said in the same sentence,
-    still stands, and changing it later without a word still pages."""
-    certs = run([("user", "How much are the tour and the ticket?"),
-                 ("assistant", "The tour costs 50 euros and the ticket costs 12 euros."),
-                 ("user", "The tour seems cheap."),
-                 ("assistant", "My apologies for the error. The tour costs 80 euros."),
-                 ("user", "And the ticket?"),
-                 ("assistant", "The ticket costs 20 euros.")])
+_TOUR_80 = "My apologies for the error. The tour costs 80 euros."
+
+
+@pytest.mark.parametrize("first, correction, later, detector", [
+    ("The tour costs 50 euros and the ticket costs 12 euros.", _TOUR_80,
+     "The ticket costs 20 euros.", "numeric"),
+    ("The tour costs 50 euros and lasts 2 hours.", _TOUR_80,
+     "The tour lasts 4 hours.", "numeric"),
+    # the verifier's finding: what else the sentence said stays with the rules
+    ("Booking ahead is unnecessary, and the tour is suitable for children.",
+     "My apologies for the error. Booking ahead is essential.",
+     "The tour is not suitable for children.", "negation"),
+])
+def test_an_owned_up_mistake_leaves_the_rest_of_its_sentence(
+        first: str, correction: str, later: str, detector: str) -> None:
+    """The apology owns up to one claim: another said in the same sentence still stands,
+    and changing it later without a word still pages."""
+    certs = run([("user", "Tell me about the tour."), ("assistant", first),
+                 ("user", "Really?"), ("assistant", correction),
+                 ("user", "And the rest?"), ("assistant", later)])
     assert [(c.detector, c.severity, c.turn_index, c.conflicts_with) for c in certs] == [
-        ("self_correction", "warn", 3, 1), ("numeric", "page", 5, 1)]
+        ("self_correction", "warn", 3, 1), (detector, "page", 5, 1)]
+
+
+def test_an_apology_owns_up_to_the_same_claim_only() -> None:
+    """The walking tour's price was owned up to, not the boat tour's."""
+    certs = run([("user", "How much is the boat tour?"),
+                 ("assistant", "The boat tour costs 50 euros."),
+                 ("user", "And the walking tour?"),
+                 ("assistant", "The tour costs 50 euros too."),
+                 ("user", "That seems cheap for walking."),
+                 ("assistant", "My apologies for the error. The tour costs 80 euros.")])
+    assert [(c.detector, c.severity, c.conflicts_with) for c in certs] == [
+        ("numeric", "page", 1), ("self_correction", "warn", 3)]
 
 
 @pytest.mark.parametrize("said", [

@@ -286,9 +286,10 @@ def _said(state: ConversationState, turn: int, sentence: str, *subjects: str) ->
 
 
 def test_a_withdrawn_claim_leaves_every_store_and_stays_withdrawn() -> None:
-    """What the assistant owned up to as wrong is out of the graph's live facts; its
-    sentence leaves the amount statements and the verifier's window once nothing else it
-    said is live; the same words in another turn stay; all of it survives storage."""
+    """What the assistant owned up to as wrong is out of the graph's live facts, and its
+    sentence out of the amount statements and the verifier's window; what else the
+    sentence said stays a live fact; the same words in another turn stay; all of it
+    survives storage."""
     both, alone = "The tour costs 50 euros and the ticket 12.", "The tour costs 50 euros."
     state = ConversationState(conversation_id="w")
     tour, _ticket = _said(state, 1, both, "tour", "ticket")
@@ -300,15 +301,17 @@ def test_a_withdrawn_claim_leaves_every_store_and_stays_withdrawn() -> None:
     live = {(f.turn, f.subject) for f in state.graph.all_facts() if f.superseded_at is None}
     assert live == {(1, "ticket"), (4, "tour")}
     assert sorted(f.superseded_at or 0 for f in state.graph.all_facts()) == [0, 0, 5, 5]
-    assert [(t, s) for t, _, s, _ in state.statements] == [(1, both), (4, alone)]
-    assert [(a.turn, a.sentence) for a in state.assertions] == [(1, both), (4, alone)]
+    assert [(t, s) for t, _, s, _ in state.statements] == [(4, alone)]
+    assert [(a.turn, a.sentence) for a in state.assertions] == [(4, alone)]
 
 
-def test_a_withdrawn_sentence_claim_withdraws_the_whole_sentence() -> None:
-    """The verifier's claims stand for their whole sentence."""
+def test_a_withdrawn_sentence_claim_withdraws_the_facts_about_its_words() -> None:
+    """The verifier's claims stand for their sentence: its facts about the words the two
+    sentences share are withdrawn, the others stay."""
     both = "The tour costs 50 euros and the ticket 12."
     state = ConversationState(conversation_id="s")
     tour, _ticket = _said(state, 1, both, "tour", "ticket")
-    state.withdraw(replace(tour, relation="states", subject="tour costs"), at=3)
-    assert [f.superseded_at for f in state.graph.all_facts()] == [3, 3]
+    state.withdraw(replace(tour, relation="states", subject="costs tour"), at=3)
+    assert [(f.subject, f.superseded_at) for f in state.graph.all_facts()] == [
+        ("tour", 3), ("ticket", None)]
     assert state.statements == [] and state.assertions == []

@@ -14,6 +14,7 @@ edges exist only between live nodes and at most `semantic_link_top_k` per new no
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from operator import attrgetter
 from typing import Any
@@ -179,20 +180,15 @@ class ConversationGraph:
                 self._g.edges[u, v, k]["fact"] = fact
                 return
 
-    def supersede_claims(self, turn: int, sentence: str, head: str | None, at: int) -> int:
-        """The live facts one turn's sentence gave about `head` (about anything: None) are
-        out of date from turn `at`; returns how many of its facts stay live."""
-        live = 0
+    def supersede_claims(self, turn: int, sentence: str, claim: Callable[[Fact], bool],
+                         at: int) -> None:
+        """The live facts of one turn's sentence that `claim` picks are out of date from
+        turn `at`."""
         for u, v, k, d in list(self._g.edges(keys=True, data=True)):
             fact = d["fact"] if d["kind"] == "fact" else None
-            if (fact is None or fact.turn != turn or fact.sentence != sentence
-                    or fact.superseded_at is not None):
-                continue
-            if head is None or head_word(fact.subject) == head:
+            if (fact is not None and fact.turn == turn and fact.sentence == sentence
+                    and fact.superseded_at is None and claim(fact)):
                 self._g.edges[u, v, k]["fact"] = replace(fact, superseded_at=at)
-            else:
-                live += 1
-        return live
 
     def has_fact_link(self, node: str, others: set[str]) -> bool:
         for u, _, d in self._g.in_edges(node, data=True):

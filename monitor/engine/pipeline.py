@@ -545,8 +545,8 @@ class Engine:
     ) -> tuple[list[Scored], list[Fact]]:
         """An answer that opens by owning up to a mistake ("My apologies for the error.
         ..."; the corrected value usually follows in a sentence of its own) corrects its
-        conflicts with the previous answer, and with older answers that said the same
-        (the same conflict key): they become `self_correction` findings, kept for the
+        conflicts with the previous answer, and with older answers that made the same
+        claim (`_claim_of`): they become `self_correction` findings, kept for the
         dashboards at a lower confidence and never paged (the user already has the right
         answer). A conflict with another claim of an older answer, or with what the user
         said, is not what the apology owns up to, and may page. Returns the findings and
@@ -557,9 +557,9 @@ class Engine:
         if state.last_answer < 0 or not lexicon.opens_with_self_correction(event.text):
             return findings, []
         answers = [f for _, f, _ in findings if f.prior.speaker == "assistant"]
-        keys = {_conflict_key(f) for f in answers if f.prior.turn == state.last_answer}
+        claims = {_claim_of(f.prior) for f in answers if f.prior.turn == state.last_answer}
         mistakes = {id(f) for f in answers
-                    if f.prior.turn == state.last_answer or _conflict_key(f) in keys}
+                    if f.prior.turn == state.last_answer or _claim_of(f.prior) in claims}
         relabelled = [(i, self._as_self_correction(f), a) if id(f) in mistakes else (i, f, a)
                       for i, f, a in findings]
         owned_up = [f.prior for _, f, _ in findings if id(f) in mistakes]
@@ -1015,6 +1015,14 @@ def _statement_fact(sentence: str, context: str, speaker: str, turn: int,
     return replace(sentence_fact(sentence, context, speaker, turn, " ".join(sorted(shared)[:4])),
                    relation="amount", object=amount.surface.lower(),
                    object_text=amount.surface, predicate="amount")
+
+
+def _claim_of(fact: Fact) -> tuple[str, str, str]:
+    """What a claim says, whoever said it when: a fact's subject, relation and value; a
+    sentence-level claim's words."""
+    if fact.relation == "states":
+        return ("", fact.relation, _normal(fact.sentence))
+    return (fact.subject, fact.relation, _normal(fact.object_text or fact.object))
 
 
 def _conflict_key(finding: contradiction.Finding) -> str:

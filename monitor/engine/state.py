@@ -253,16 +253,21 @@ class ConversationState:
     def withdraw(self, prior: Fact, at: int) -> None:
         """A claim its speaker has since owned up to as wrong ("My apologies for the
         error. ..."): out of date from turn `at`, so later answers are read against the
-        correction, not against the mistake. A fact withdraws what its sentence said
-        about the same thing; a sentence-level claim (the verifier's, an amount's) the
-        whole sentence. The sentence leaves the windows, which hold whole sentences,
-        once nothing else it said is live ("The tour costs 50 euros and the ticket 12"
-        keeps the ticket)."""
+        correction, not against the mistake. A fact withdraws itself; a sentence-level
+        claim (the verifier's, an amount's) the facts of its sentence about the words it
+        shares with the correction. Either way the sentence leaves the amount statements
+        and the verifier's window, which hold whole sentences: what else it said stays
+        with the rules, in its facts ("The tour costs 50 euros and lasts 2 hours": the
+        duration is still read against a later one)."""
         sentence = prior.sentence[:SENTENCE_CHARS]
-        whole = prior.relation in _SENTENCE_CLAIMS
-        if self.graph.supersede_claims(prior.turn, sentence,
-                                       None if whole else head_word(prior.subject), at):
-            return
+        if prior.relation in _SENTENCE_CLAIMS:
+            shared = set(prior.subject.split())
+            self.graph.supersede_claims(prior.turn, sentence,
+                                        lambda f: head_word(f.subject) in shared, at)
+        else:
+            claim = (prior.subject, prior.relation, prior.object)
+            self.graph.supersede_claims(prior.turn, sentence,
+                                        lambda f: (f.subject, f.relation, f.object) == claim, at)
         said = (prior.turn, sentence)
         self.statements = [row for row in self.statements
                            if (row[0], row[2][:SENTENCE_CHARS]) != said]
