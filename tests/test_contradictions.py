@@ -12,15 +12,19 @@ from monitor.engine.state import ConversationState
 from monitor.runner.build import build_engine
 
 
-def run(turns: list[tuple[str, str]], cid: str = "c") -> list[ContradictionCertificate]:
-    engine = build_engine()
+def run_engine(
+    turns: list[tuple[str, str]], cid: str = "c", engine: Engine | None = None
+) -> tuple[list[ContradictionCertificate], ConversationState]:
+    """The certificates of a conversation, and the state it leaves."""
     states: dict[str, ConversationState] = {}
     events = [TurnEvent(conversation_id=cid, turn_index=i, role=r, text=t)  # type: ignore[arg-type]
               for i, (r, t) in enumerate(turns)]
-    certs: list[ContradictionCertificate] = []
-    for outcome in engine.process_batch(events, states):
-        certs.extend(outcome.certificates)
-    return certs
+    outcomes = (engine or build_engine()).process_batch(events, states)
+    return [c for outcome in outcomes for c in outcome.certificates], states[cid]
+
+
+def run(turns: list[tuple[str, str]], cid: str = "c") -> list[ContradictionCertificate]:
+    return run_engine(turns, cid)[0]
 
 
 def pair(first: str, second: str) -> list[ContradictionCertificate]:
@@ -190,13 +194,13 @@ def test_an_acknowledged_correction_is_not_raised_again_when_repeated() -> None:
         ("self_correction", "warn", 3)]
 
 
-def test_an_engine_without_the_verifier_knows_an_acknowledged_correction() -> None:
+def _rules_only() -> Engine:
     full = build_engine()
-    rules_only = Engine(full.config, full.embedder, full.extractor, full.scorers)
-    states: dict[str, ConversationState] = {}
-    events = [TurnEvent(conversation_id="r", turn_index=i, role=r, text=t)  # type: ignore[arg-type]
-              for i, (r, t) in enumerate(_ACKNOWLEDGED[:4])]
-    certs = [c for o in rules_only.process_batch(events, states) for c in o.certificates]
+    return Engine(full.config, full.embedder, full.extractor, full.scorers)
+
+
+def test_an_engine_without_the_verifier_knows_an_acknowledged_correction() -> None:
+    certs, _ = run_engine(_ACKNOWLEDGED[:4], engine=_rules_only())
     assert [(c.detector, c.severity) for c in certs] == [("self_correction", "warn")]
 
 
@@ -247,15 +251,32 @@ def test_an_owned_up_mistake_leaves_the_rest_of_its_sentence(
 
 
 def test_an_apology_owns_up_to_the_same_claim_only() -> None:
-    """The walking tour's price was owned up to, not the boat tour's."""
-    certs = run([("user", "How much is the boat tour?"),
-                 ("assistant", "The boat tour costs 50 euros."),
-                 ("user", "And the walking tour?"),
-                 ("assistant", "The tour costs 50 euros too."),
-                 ("user", "That seems cheap for walking."),
-                 ("assistant", "My apologies for the error. The tour costs 80 euros.")])
-    assert [(c.detector, c.severity, c.conflicts_with) for c in certs] == [
-        ("numeric", "page", 1), ("self_correction", "warn", 3)]
+    """The walking tour's price was owned up to, not the boat tour's: that stays live."""
+    certs, state = run_engine([("user", "How much is the boat tour?"),
+                               ("assistant", "The boat tour costs 50 euros."),
+                               ("user", "And the walking tour?"),
+                               ("assistant", "The tour costs 50 euros too."),
+                               ("user", "That seems cheap for walking."),
+                               ("assistant", "My apologies for the error. The tour costs 80 "
+                                             "euros.")])
+    assert ("self_correction", 3) in [(c.detector, c.conflicts_with) for c in certs]
+    assert all(c.detector != "self_correction" for c in certs if c.conflicts_with == 1)
+    live = {(f.turn, f.subject) for f in state.graph.all_facts()
+            if f.superseded_at is None and f.speaker == "assistant"}
+    assert (1, "boat tour") in live and (3, "tour") not in live
+
+
+def test_a_long_mistaken_sentence_is_withdrawn_whole() -> None:
+    """An amount's claim: the fact that gave the amount goes with it, however many words
+    the two sentences share."""
+    certs = run([("user", "How much is the museum?"),
+                 ("assistant", "The adult entry ticket for the city museum costs 10 euros."),
+                 ("user", "Are you sure?"),
+                 ("assistant", "My apologies for the error. The adult entry ticket price for "
+                               "the city museum is 15 euros."),
+                 ("user", "OK."),
+                 ("assistant", "The adult entry ticket for the city museum costs 15 euros.")])
+    assert [(c.detector, c.turn_index) for c in certs] == [("self_correction", 3)]
 
 
 @pytest.mark.parametrize("said", [
@@ -281,17 +302,13 @@ def test_an_apology_owns_up_to_every_utterance_of_the_mistake(
 def test_a_correction_anchors_later_turns() -> None:
     """An owned-up mistake is no failed turn: the correction's new things are not
     quarantined, the mistake's claims are out of date."""
-    engine = build_engine()
-    states: dict[str, ConversationState] = {}
-    turns = [("user", "What is the capital of Australia?"),
-             ("assistant", "The capital of Australia is Sydney."),
-             ("user", "Are you sure?"),
-             ("assistant", "My apologies for the error. The capital of Australia is Canberra.")]
-    events = [TurnEvent(conversation_id="q", turn_index=i, role=r, text=t)  # type: ignore[arg-type]
-              for i, (r, t) in enumerate(turns)]
-    certs = [c for o in engine.process_batch(events, states) for c in o.certificates]
+    certs, state = run_engine([("user", "What is the capital of Australia?"),
+                               ("assistant", "The capital of Australia is Sydney."),
+                               ("user", "Are you sure?"),
+                               ("assistant", "My apologies for the error. The capital of "
+                                             "Australia is Canberra.")])
     assert [c.detector for c in certs] == ["self_correction"]
-    graph = states["q"].graph
+    graph = state.graph
     assert "canberra" in graph.labels() and not graph.is_quarantined("canberra")
     assert {f.object for f in graph.all_facts() if f.superseded_at is None
             and f.subject == "capital of australia" and f.speaker == "assistant"} == {
@@ -310,12 +327,8 @@ def test_going_back_to_an_owned_up_amount_pages() -> None:
 
 
 def test_an_engine_without_the_verifier_withdraws_an_owned_up_mistake() -> None:
-    full = build_engine()
-    rules_only = Engine(full.config, full.embedder, full.extractor, full.scorers)
     turns = [*_ACKNOWLEDGED[:5], ("assistant", "Go on Monday: the museum is open on Mondays.")]
-    events = [TurnEvent(conversation_id="w", turn_index=i, role=r, text=t)  # type: ignore[arg-type]
-              for i, (r, t) in enumerate(turns)]
-    certs = [c for o in rules_only.process_batch(events, {}) for c in o.certificates]
+    certs, _ = run_engine(turns, engine=_rules_only())
     assert [(c.detector, c.conflicts_with) for c in certs] == [
         ("self_correction", 1), ("antonym", 3)]
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from monitor.config import EngineConfig
 from monitor.engine import cues
+from monitor.engine.contradiction import Finding
 from monitor.engine.extract import ANAPHOR, Utterance, default_extractor
-from monitor.engine.graph import ConversationGraph, may_merge
+from monitor.engine.graph import ConversationGraph, Fact, may_merge
+from monitor.engine.pipeline import _owned_claim
 from monitor.engine.signals import fuse, graph_anchoring, regime_of
 from monitor.engine.trend import TrendStats
 
@@ -230,3 +234,32 @@ def test_a_day_before_its_verb_is_a_subject_not_a_label() -> None:
         "Monday is typically one of the quietest days for food retail. Roughly 250-400 words.",
         "assistant", 1)])[0]
     assert ex.fragments == {"Roughly 250-400 words."}
+
+
+def _fact(subject: str, relation: str, obj: str, sentence: str) -> Fact:
+    return Fact(subject=subject, relation=relation, object=obj, object_text=obj,
+                negated=False, modality="asserted", speaker="assistant", turn=1,
+                sentence=sentence, predicate=relation, prep="", time_scope=None,
+                importance=1.0)
+
+
+def test_an_owned_up_claim_picks_its_own_facts_of_the_mistaken_sentence() -> None:
+    """A fact picks itself; an amount the facts that give it; a verifier claim the facts
+    about every word the two sentences share, not only the four its certificate shows."""
+    said = ("The adult entry ticket for the old city museum costs 10 euros and the guided "
+            "tour lasts 2 hours.")
+    ticket = _fact("adult entry ticket", "cost", "10 euros", said)
+    tour = _fact("guided tour", "last", "2 hours", said)
+    correction = ("The adult entry ticket price for the old city museum is 15 euros, and "
+                  "it has no guide.")
+
+    def picked(prior: Fact) -> list[str]:
+        claim = replace(prior, sentence=correction, turn=3)
+        finding = Finding("numeric", 0.9, claim, prior, "")
+        return [f.subject for f in (ticket, tour) if _owned_claim(finding)(f)]
+
+    assert picked(ticket) == ["adult entry ticket"]
+    assert picked(replace(ticket, relation="amount", subject="adult city entry euro",
+                          object_text="10 euros")) == ["adult entry ticket"]
+    assert picked(replace(ticket, relation="states", subject="adult city entry euro")) == [
+        "adult entry ticket"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -531,8 +531,9 @@ class Engine:
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         keep = self.config.max_certified
         findings = [f for f in capped if state.certify(_conflict_key(f[1]), keep)]
-        for prior in owned_up:
-            state.withdraw(prior, turn)
+        for finding in owned_up:
+            state.withdraw(finding.prior.turn, finding.prior.sentence, _owned_claim(finding),
+                           turn)
         self._remember_statements(state, event, extraction, facts)
         if self.verdict is not None:
             self.verdict.remember(state, turn, "assistant", claims, subjects)
@@ -542,7 +543,7 @@ class Engine:
 
     def _owned_up(
         self, state: ConversationState, event: TurnEvent, findings: list[Scored]
-    ) -> tuple[list[Scored], list[Fact]]:
+    ) -> tuple[list[Scored], list[contradiction.Finding]]:
         """An answer that opens by owning up to a mistake ("My apologies for the error.
         ..."; the corrected value usually follows in a sentence of its own) corrects its
         conflicts with the previous answer, and with older answers that made the same
@@ -562,8 +563,8 @@ class Engine:
                     if f.prior.turn == state.last_answer or _claim_of(f.prior) in claims}
         relabelled = [(i, self._as_self_correction(f), a) if id(f) in mistakes else (i, f, a)
                       for i, f, a in findings]
-        owned_up = [f.prior for _, f, _ in findings if id(f) in mistakes]
-        return relabelled, list(dict.fromkeys(owned_up))
+        owned_up = [f for _, f, _ in findings if id(f) in mistakes]
+        return relabelled, owned_up
 
     def _as_self_correction(self, finding: contradiction.Finding) -> contradiction.Finding:
         return replace(finding, detector="self_correction",
@@ -1015,6 +1016,22 @@ def _statement_fact(sentence: str, context: str, speaker: str, turn: int,
     return replace(sentence_fact(sentence, context, speaker, turn, " ".join(sorted(shared)[:4])),
                    relation="amount", object=amount.surface.lower(),
                    object_text=amount.surface, predicate="amount")
+
+
+def _owned_claim(finding: contradiction.Finding) -> Callable[[Fact], bool]:
+    """Which facts of the mistaken sentence the finding owns up to: a fact itself; an
+    amount the facts that give it; a verifier's claim (a whole sentence) the facts about
+    the words the two sentences share, all of them (the certificate's subject keeps
+    only four)."""
+    prior = finding.prior
+    if prior.relation == "states":
+        shared = cues.content_words(finding.claim.sentence) & cues.content_words(prior.sentence)
+        return lambda fact: head_word(fact.subject) in shared
+    if prior.relation == "amount":
+        amount = f" {_normal(prior.object_text)} "
+        return lambda fact: amount in f" {_normal(fact.object_text)} "
+    claim = (prior.subject, prior.relation, prior.object)
+    return lambda fact: (fact.subject, fact.relation, fact.object) == claim
 
 
 def _claim_of(fact: Fact) -> tuple[str, str, str]:

@@ -43,7 +43,7 @@ from monitor.contracts import Trend
 from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.constraints import Constraint
 from monitor.engine.drift import TopicState
-from monitor.engine.graph import ConversationGraph, Fact, head_word
+from monitor.engine.graph import ConversationGraph, Fact
 from monitor.engine.meaning import Assertion
 from monitor.engine.trend import TrendStats
 
@@ -58,9 +58,6 @@ MAX_STATE_BYTES = 64 << 20
 """Digests of this many last applied turns are kept (see `monitor.engine.order`)."""
 
 DecodeFailure = Literal["corrupt", "unknown_version", "old_version"]
-
-_SENTENCE_CLAIMS = frozenset({"states", "amount"})
-"""Relations of claims that stand for their whole sentence (engine.verdict, amounts)."""
 
 
 class StateDecodeError(ValueError):
@@ -250,28 +247,20 @@ class ConversationState:
         self.certified = [*self.certified, key][-limit:]
         return True
 
-    def withdraw(self, prior: Fact, at: int) -> None:
+    def withdraw(self, turn: int, sentence: str, claim: Callable[[Fact], bool],
+                 at: int) -> None:
         """A claim its speaker has since owned up to as wrong ("My apologies for the
-        error. ..."): out of date from turn `at`, so later answers are read against the
-        correction, not against the mistake. A fact withdraws itself; a sentence-level
-        claim (the verifier's, an amount's) the facts of its sentence about the words it
-        shares with the correction. Either way the sentence leaves the amount statements
-        and the verifier's window, which hold whole sentences: what else it said stays
-        with the rules, in its facts ("The tour costs 50 euros and lasts 2 hours": the
-        duration is still read against a later one)."""
-        sentence = prior.sentence[:SENTENCE_CHARS]
-        if prior.relation in _SENTENCE_CLAIMS:
-            shared = set(prior.subject.split())
-            self.graph.supersede_claims(prior.turn, sentence,
-                                        lambda f: head_word(f.subject) in shared, at)
-        else:
-            claim = (prior.subject, prior.relation, prior.object)
-            self.graph.supersede_claims(prior.turn, sentence,
-                                        lambda f: (f.subject, f.relation, f.object) == claim, at)
-        said = (prior.turn, sentence)
+        error. ..."): the facts of that turn's sentence that `claim` picks are out of date
+        from turn `at`, so later answers are read against the correction, not against the
+        mistake. The sentence leaves the amount statements and the verifier's window,
+        which hold whole sentences; what else it said stays with the rules, as facts
+        ("The tour costs 50 euros and lasts 2 hours": the duration is still read against
+        a later one)."""
+        sentence = sentence[:SENTENCE_CHARS]
+        self.graph.supersede_claims(turn, sentence, claim, at)
         self.statements = [row for row in self.statements
-                           if (row[0], row[2][:SENTENCE_CHARS]) != said]
-        self.assertions = [a for a in self.assertions if (a.turn, a.sentence) != said]
+                           if (row[0], row[2][:SENTENCE_CHARS]) != (turn, sentence)]
+        self.assertions = [a for a in self.assertions if (a.turn, a.sentence) != (turn, sentence)]
 
     def add_revision(self, record: Revision, limit: int) -> None:
         self.revisions = [*self.revisions, record][-limit:]
