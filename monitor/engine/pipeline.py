@@ -567,6 +567,7 @@ class Engine:
         return relabelled, owned_up
 
     def _as_self_correction(self, finding: contradiction.Finding) -> contradiction.Finding:
+        """The finding as a mistake owned up to: reduced confidence, never paged."""
         return replace(finding, detector="self_correction",
                        confidence=finding.confidence
                        * self.config.self_correction_confidence_factor)
