@@ -160,24 +160,6 @@ def attribute(sentence: str, amount: Amount) -> set[str]:
     return set(words) - cues.content_words(q.surface) - _VAGUE
 
 
-_FOR = re.compile(r"^\s*for\s+(.+)", re.IGNORECASE | re.DOTALL)
-
-
-def purpose(text: str, amount: Amount) -> frozenset[str]:
-    """What an amount is for, where the words right after it say ("80 euros for the
-    tour"): the content words of that phrase, up to the next number or clause mark."""
-    found = _FOR.match(_STOP.split(text[amount.quantity.end:])[0])
-    return cues.content_words(found.group(1)) if found else frozenset()
-
-
-def different_purposes(new: str, a: Amount, old: str, b: Amount) -> bool:
-    """Two amounts that say they are for different things ("you pay 80 euros for the
-    tour" / "20 euros for the ticket", "50 euros for adults" / "30 euros for children")
-    are two prices, not one price changed."""
-    new_for, old_for = purpose(new, a), purpose(old, b)
-    return bool(new_for and old_for and not new_for & old_for)
-
-
 _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maximum",
                     "minimum", "least", "usually", "typically", "generally", "total"})
 
@@ -216,7 +198,7 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
                 continue
             if len(attribute(new, a) & attribute(old, b)) < min_shared:
                 continue
-            if rate(new, a) != rate(old, b) or different_purposes(new, a, old, b):
+            if rate(new, a) != rate(old, b):
                 continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from monitor.config import RULE_CONFIDENCE
 from monitor.contracts import Detector
-from monitor.engine import aligned, amounts, lexicon, quantities
+from monitor.engine import amounts, lexicon, quantities
 from monitor.engine.extract import Triple
 from monitor.engine.graph import Fact, head_word
 from monitor.engine.verifier import PairVerdict
@@ -151,8 +151,7 @@ def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
         return None
     for a in _amounts_of(new):
         for b in _amounts_of(old):
-            if not amounts.comparable(a, b) or aligned.different_purposes(
-                    new.object_text, a, old.object_text, b):
+            if not amounts.comparable(a, b):
                 continue
             if _relation_key(new, a.quantity) != _relation_key(old, b.quantity):
                 continue
