@@ -215,15 +215,15 @@ def test_an_owned_up_mistake_is_withdrawn(repeat: str) -> None:
     assert [(c.detector, c.turn_index) for c in certs] == [("self_correction", 3)]
 
 
-@pytest.mark.parametrize("relapse, detector", [
-    ("Go on Monday: the museum is open on Mondays.", "antonym"),
-    ("The museum is open on Mondays, so go then.", "antonym"),
+@pytest.mark.parametrize("relapse", [
+    "Go on Monday: the museum is open on Mondays.",
+    "The museum is open on Mondays, so go then.",
 ])
-def test_going_back_to_an_owned_up_mistake_pages(relapse: str, detector: str) -> None:
+def test_going_back_to_an_owned_up_mistake_pages(relapse: str) -> None:
     """The correction is the claim that stands: going back on it is a contradiction."""
     certs = run([*_ACKNOWLEDGED[:5], ("assistant", relapse)])
     assert [(c.detector, c.severity, c.turn_index, c.conflicts_with) for c in certs] == [
-        ("self_correction", "warn", 3, 1), (detector, "page", 5, 3)]
+        ("self_correction", "warn", 3, 1), ("antonym", "page", 5, 3)]
 
 
 _TOUR_80 = "My apologies for the error. The tour costs 80 euros."

@@ -256,11 +256,10 @@ class ConversationState:
         which hold whole sentences; what else it said stays with the rules, as facts
         ("The tour costs 50 euros and lasts 2 hours": the duration is still read against
         a later one)."""
-        sentence = sentence[:SENTENCE_CHARS]
-        self.graph.supersede_claims(turn, sentence, claim, at)
-        self.statements = [row for row in self.statements
-                           if (row[0], row[2][:SENTENCE_CHARS]) != (turn, sentence)]
-        self.assertions = [a for a in self.assertions if (a.turn, a.sentence) != (turn, sentence)]
+        said = (turn, sentence[:SENTENCE_CHARS])  # as every store keeps its sentences
+        self.graph.supersede_claims(*said, claim, at)
+        self.statements = [row for row in self.statements if (row[0], row[2]) != said]
+        self.assertions = [a for a in self.assertions if (a.turn, a.sentence) != said]
 
     def add_revision(self, record: Revision, limit: int) -> None:
         self.revisions = [*self.revisions, record][-limit:]
