@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from monitor.engine import amounts, cues
+from monitor.engine import amounts, cues, purpose
 from monitor.engine.amounts import Amount
 
 MAX_AMOUNTS = 3
@@ -160,6 +160,13 @@ def attribute(sentence: str, amount: Amount) -> set[str]:
     return set(words) - cues.content_words(q.surface) - _VAGUE
 
 
+def different_purposes(new: str, a: Amount, old: str, b: Amount) -> bool:
+    """The two amounts say they are for different things ("50 euros for adults" / "30
+    euros for children"): two prices, not one price changed."""
+    return purpose.different(purpose.purpose(new, a.quantity.end),
+                             purpose.purpose(old, b.quantity.end))
+
+
 _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maximum",
                     "minimum", "least", "usually", "typically", "generally", "total"})
 
@@ -198,7 +205,7 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
                 continue
             if len(attribute(new, a) & attribute(old, b)) < min_shared:
                 continue
-            if rate(new, a) != rate(old, b):
+            if rate(new, a) != rate(old, b) or different_purposes(new, a, old, b):
                 continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too

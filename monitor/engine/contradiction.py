@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from monitor.config import RULE_CONFIDENCE
 from monitor.contracts import Detector
-from monitor.engine import amounts, lexicon, quantities
+from monitor.engine import amounts, lexicon, purpose, quantities
 from monitor.engine.extract import Triple
 from monitor.engine.graph import Fact, head_word
 from monitor.engine.verifier import PairVerdict
@@ -155,6 +155,9 @@ def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
                 continue
             if _relation_key(new, a.quantity) != _relation_key(old, b.quantity):
                 continue
+            if purpose.different(purpose.purpose_in(new.sentence, a.surface),
+                                 purpose.purpose_in(old.sentence, b.surface)):
+                continue  # "20 euros for the ticket" / "80 euros for the tour"
             if amounts.incompatible(a, b):
                 return "numeric", a.quantity, b.quantity
             return None
@@ -205,7 +208,19 @@ def check_exclusive(new: Fact, old: Fact) -> str | None:
         old.object_text
     ):
         return None  # two numbers are the numeric detector's to judge
+    if _what_an_amount_is_for(new) or _what_an_amount_is_for(old):
+        return None
     return "exclusive"
+
+
+def _what_an_amount_is_for(fact: Fact) -> bool:
+    """ "The rental is 40 dollars per day for a compact car": the parse may give "the
+    rental is for a compact car" as a fact of its own, but the car is what the amount
+    buys (`purpose`), not a value of the rental; another car at another price is
+    another price."""
+    head = purpose.stem(head_word(fact.object).lower())
+    return any(head in {purpose.stem(w) for w in purpose.purpose(fact.sentence, a.quantity.end)}
+               for a in amounts.amounts(fact.sentence))
 
 
 def compare(new: Fact, old: Fact,

@@ -17,7 +17,7 @@ from typing import Any
 
 
 @cache
-def _stop_words() -> frozenset[str]:
+def stop_words() -> frozenset[str]:
     """spaCy's English stop words, imported on first use: importing spaCy costs seconds,
     and commands that never score (`schemas`, `--help`) should not pay for it."""
     from spacy.lang.en.stop_words import STOP_WORDS
@@ -138,7 +138,7 @@ _WORD = re.compile(r"[a-z][a-z'-]+")
 _DOUBLED = re.compile(r"([b-df-hj-np-tv-z])\1$")
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """A crude fold of plurals and verb endings ("flips", "flipped" -> "flip"), enough to
     see that two sentences talk about the same thing; not a lemmatiser."""
     for ending in ("ing", "ed"):
@@ -153,14 +153,14 @@ def _stem(word: str) -> str:
 def ordered_content_words(text: str) -> list[str]:
     """Lowercased content words in order, with a crude plural fold ("flips" -> "flip")."""
     words = []
-    stop_words = _stop_words()
+    stops = stop_words()
     for word in _WORD.findall(text.lower()):
         if word.endswith("n't"):
             continue  # "don't", "can't": a negation, not what the sentence is about
         word = word.split("'")[0]  # "that's" -> "that", "bali's" -> "bali"
-        if word in stop_words or len(word) < 3:
+        if word in stops or len(word) < 3:
             continue
-        words.append(_stem(word))
+        words.append(stem(word))
     return words
 
 
