@@ -63,6 +63,41 @@ def test_consistent_numeric_restatements_do_not_fire(first: str, second: str) ->
     assert pair(first, second) == []
 
 
+@pytest.mark.parametrize("first, second", [
+    ("You will pay 50 euros for the tour.", "You will pay 20 euros for the ticket."),
+    ("You will pay 50 euros for the flight.", "You will pay 120 euros for the hotel."),
+    ("The tour costs 50 euros for adults.", "The tour costs 30 euros for children."),
+    ("The entry fee is 20 euros for adults.", "The entry fee is 10 euros for children."),
+    ("Parking costs 15 euros for the day.", "Parking costs 60 euros for the week."),
+    # the parse gives "the rental is for a compact car" as a fact of its own
+    ("The rental is 40 dollars per day for a bike.",
+     "The rental is 65 dollars per day for a kayak."),
+])
+def test_amounts_for_different_things_are_two_prices(first: str, second: str) -> None:
+    """Not one price changed: no rule and no verifier verdict pages."""
+    assert pair(first, second) == []
+
+
+@pytest.mark.parametrize("first, second", [
+    ("You will pay 50 euros for the tour.", "You will pay 80 euros for the tour."),
+    ("The tour costs 50 euros for adults.", "The tour costs 80 euros for each adult."),
+    ("The tour costs 30 euros for kids.", "The tour costs 15 euros for children."),
+    ("The tour costs 50 euros for adults.", "The tour costs 30 euros for grown-ups."),
+    # no shared word or synonym, but the embedder reads one thing
+    ("You should budget 800 euros for the hotel.",
+     "You should budget 1,200 euros for accommodation."),
+    ("You will pay 150 pounds for the flights.", "You will pay 280 pounds for airfare."),
+    # only one says what it is for; "for example" says nothing
+    ("The tour costs 50 euros for adults.", "The tour costs 80 euros."),
+    ("You will pay 50 euros for example.", "You will pay 80 euros for example."),
+    # the ticket's own price, after a sentence that gave two
+    ("You will pay 50 euros for the tour and 12 euros for the ticket.",
+     "You will pay 20 euros for the ticket."),
+])
+def test_amounts_for_the_same_thing_still_conflict(first: str, second: str) -> None:
+    assert [(c.detector, c.severity) for c in pair(first, second)] == [("numeric", "page")]
+
+
 def test_exclusive_value() -> None:
     certs = pair("The capital of Australia is Canberra.", "Sydney is the capital of Australia.")
     assert [c.detector for c in certs] == ["exclusive"]

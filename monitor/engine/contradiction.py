@@ -144,9 +144,10 @@ def _amounts_of(fact: Fact) -> list[amounts.Amount]:
     return found
 
 
-def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
-                                                 quantities.Quantity] | None:
-    """Amounts of one dimension for the same relation that cannot both hold."""
+def check_numeric(new: Fact, old: Fact, differ: purpose.Differ = purpose.different
+                  ) -> tuple[str, quantities.Quantity, quantities.Quantity] | None:
+    """Amounts of one dimension for the same relation that cannot both hold, unless they
+    are for different things ("20 euros for the ticket" / "80 euros for the tour")."""
     if new.negated or old.negated or not new.object_text or not old.object_text:
         return None
     for a in _amounts_of(new):
@@ -155,9 +156,9 @@ def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
                 continue
             if _relation_key(new, a.quantity) != _relation_key(old, b.quantity):
                 continue
-            if purpose.different(purpose.purpose_in(new.sentence, a.surface),
-                                 purpose.purpose_in(old.sentence, b.surface)):
-                continue  # "20 euros for the ticket" / "80 euros for the tour"
+            if differ(purpose.purpose_in(new.sentence, a.surface),
+                      purpose.purpose_in(old.sentence, b.surface)):
+                continue
             if amounts.incompatible(a, b):
                 return "numeric", a.quantity, b.quantity
             return None
@@ -208,30 +209,24 @@ def check_exclusive(new: Fact, old: Fact) -> str | None:
         old.object_text
     ):
         return None  # two numbers are the numeric detector's to judge
-    if _what_an_amount_is_for(new) or _what_an_amount_is_for(old):
+    if all(purpose.is_purpose_of_an_amount(f.sentence, head_word(f.object))
+           for f in (new, old)):
+        # "The rental is 40 dollars per day for a compact car" also parses as "the rental
+        # is for a compact car": with "65 dollars per day for an SUV", two prices
         return None
     return "exclusive"
 
 
-def _what_an_amount_is_for(fact: Fact) -> bool:
-    """ "The rental is 40 dollars per day for a compact car": the parse may give "the
-    rental is for a compact car" as a fact of its own, but the car is what the amount
-    buys (`purpose`), not a value of the rental; another car at another price is
-    another price."""
-    head = purpose.stem(head_word(fact.object).lower())
-    return any(head in {purpose.stem(w) for w in purpose.purpose(fact.sentence, a.quantity.end)}
-               for a in amounts.amounts(fact.sentence))
-
-
-def compare(new: Fact, old: Fact,
-            confidence: Mapping[str, float] = RULE_CONFIDENCE) -> Finding | None:
-    """Run the cascade on one pair; None when they are compatible or incomparable."""
+def compare(new: Fact, old: Fact, confidence: Mapping[str, float] = RULE_CONFIDENCE,
+            differ: purpose.Differ = purpose.different) -> Finding | None:
+    """Run the cascade on one pair; None when they are compatible or incomparable.
+    `differ` says whether two amounts' purposes name different things."""
     if not comparable(new, old):
         return None
     kind = check_negation(new, old) or check_antonym(new, old)
     detail = ""
     if kind is None:
-        numeric = check_numeric(new, old)
+        numeric = check_numeric(new, old, differ)
         if numeric is not None:
             kind = numeric[0]
             detail = f"{numeric[1].surface} vs {numeric[2].surface}"

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
 from monitor.config import EngineConfig
-from monitor.engine import aligned, amounts, cues, lexicon, meaning, quantities
+from monitor.engine import aligned, amounts, cues, lexicon, meaning, purpose, quantities
 from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.contradiction import Finding
 from monitor.engine.graph import Fact
@@ -47,7 +48,7 @@ content word may well be about different things, and nothing in them says otherw
 class VerdictStage:
     config: EngineConfig
     verifier: Verifier
-    embed: Vectors
+    embed: purpose.Embed
 
     def judge(
         self,
@@ -125,6 +126,8 @@ class VerdictStage:
             return []
         new_vecs = self.embed(sentences)
         window_vecs = self.embed([a.sentence for a in window])
+        differ = partial(purpose.different, embed=self.embed,
+                         similar=self.config.purpose_similarity)
 
         def allowed(i: int, prior: Assertion) -> bool:
             if heads[i] and prior.subjects and not set(heads[i]) & set(prior.subjects):
@@ -135,7 +138,7 @@ class VerdictStage:
                     or instruction_against_statement(sentences[i], heads[i], prior.sentence,
                                                      prior.subjects)):
                 return False  # "Chop the chocolate." / "Shape the filling into a log."
-            return comparable(state, turn, sentences[i], contexts[i], prior)
+            return comparable(state, turn, sentences[i], contexts[i], prior, differ)
 
         found = meaning.nearest(new_vecs, window, window_vecs, self.config.verifier_top_k,
                                 self.config.verifier_similarity, allowed)
@@ -194,9 +197,11 @@ def instruction_against_statement(sentence: str, subjects: Sequence[str], prior:
 
 
 def comparable(
-    state: ConversationState, turn: int, sentence: str, context: str, prior: Assertion
+    state: ConversationState, turn: int, sentence: str, context: str, prior: Assertion,
+    differ: purpose.Differ = purpose.different,
 ) -> bool:
-    """The structure's vetoes: pairs that are not about the same thing, whatever they say."""
+    """The structure's vetoes: pairs that are not about the same thing, whatever they say.
+    `differ` says whether two amounts' purposes name different things."""
     a, b = _normal(sentence), _normal(prior.sentence)
     if not a or not b or a == b or a in b or b in a:
         return False  # one statement and its own copy, or a piece of it
@@ -216,7 +221,7 @@ def comparable(
     if cues.describes_new_state(sentence) and state.changed_between(
             prior.turn, turn, words | prior_words, min_shared=1):
         return False  # "now the coin is tails up" after the user flipped it again
-    if _numbers_may_differ(state, turn, sentence, prior):
+    if _numbers_may_differ(state, turn, sentence, prior, differ):
         return False
     if denies_something_else(sentence, prior.sentence):
         return False  # "It will not bring the samples back" / "It carries instruments"
@@ -305,7 +310,7 @@ def _stems(text: str) -> set[str]:
 
 
 def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
-                        prior: Assertion) -> bool:
+                        prior: Assertion, differ: purpose.Differ) -> bool:
     """Two sentences with numbers whose numbers are free to differ: the verifier reads any
     two different numbers as a contradiction; the rules know when they are not one."""
     pair = (sentence, prior.sentence)
@@ -316,7 +321,8 @@ def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
     ours, theirs = aligned.measured(sentence), aligned.measured(prior.sentence)
     if ours and theirs and not any(amounts.comparable(a, b) for a in ours for b in theirs):
         return True  # "a 40-minute ride" / "tickets from 15 EUR": different quantities
-    if ours and theirs and all(aligned.different_purposes(sentence, a, prior.sentence, b)
+    if ours and theirs and all(aligned.different_purposes(sentence, a, prior.sentence, b,
+                                                          differ)
                                for a in ours for b in theirs if amounts.comparable(a, b)):
         return True  # "50 euros for adults" / "30 euros for children": two prices
     if aligned.other_one(*pair) or _other_years(sentence, prior.sentence):
