@@ -128,10 +128,6 @@ class EngineConfig(BaseModel):
     """Two sentences' amounts are compared without a shared subject only when the
     sentences are at least this similar and share a content word."""
     amount_confidence: float = 0.85
-    purpose_similarity: float = 0.5
-    """Two amounts' "for ..." phrases that share no word, synonym or kind ("for the
-    hotel" / "for accommodation") name one thing when their embeddings' cosine is at
-    least this; below it ("for the tour" / "for the ticket") they are two prices."""
     page_alignment: float = 0.60
     """A certificate pages only when its two sentences are this well aligned; the rest,
     structurally weaker, are `warn`."""

@@ -64,17 +64,14 @@ def test_consistent_numeric_restatements_do_not_fire(first: str, second: str) ->
 
 
 @pytest.mark.parametrize("first, second", [
-    ("You will pay 50 euros for the tour.", "You will pay 20 euros for the ticket."),
-    ("You will pay 50 euros for the flight.", "You will pay 120 euros for the hotel."),
     ("The tour costs 50 euros for adults.", "The tour costs 30 euros for children."),
     ("The entry fee is 20 euros for adults.", "The entry fee is 10 euros for children."),
+    ("You will pay 45 euros for each adult ticket.", "You will pay 25 euros for a child ticket."),
+    ("Admission is **€18** for students.", "Admission is **€12** for seniors."),
     ("Parking costs 15 euros for the day.", "Parking costs 60 euros for the week."),
-    # the parse gives "the rental is for a compact car" as a fact of its own
-    ("The rental is 40 dollars per day for a bike.",
-     "The rental is 65 dollars per day for a kayak."),
 ])
-def test_amounts_for_different_things_are_two_prices(first: str, second: str) -> None:
-    """Not one price changed: no rule and no verifier verdict pages."""
+def test_amounts_for_different_kinds_are_two_prices(first: str, second: str) -> None:
+    """A price list, not one price changed: no rule and no verifier verdict pages."""
     assert pair(first, second) == []
 
 
@@ -83,19 +80,40 @@ def test_amounts_for_different_things_are_two_prices(first: str, second: str) ->
     ("The tour costs 50 euros for adults.", "The tour costs 80 euros for each adult."),
     ("The tour costs 30 euros for kids.", "The tour costs 15 euros for children."),
     ("The tour costs 50 euros for adults.", "The tour costs 30 euros for grown-ups."),
-    # no shared word or synonym, but the embedder reads one thing
+    # no kind: however different the words, compared as before
     ("You should budget 800 euros for the hotel.",
      "You should budget 1,200 euros for accommodation."),
-    ("You will pay 150 pounds for the flights.", "You will pay 280 pounds for airfare."),
+    ("You will pay 30 euros for the lesson.", "You will pay 45 euros for the class."),
+    # a word that takes in every kind
+    ("The double room is 120 euros per night for two people.",
+     "The double room is 150 euros per night for two adults."),
     # only one says what it is for; "for example" says nothing
     ("The tour costs 50 euros for adults.", "The tour costs 80 euros."),
     ("You will pay 50 euros for example.", "You will pay 80 euros for example."),
-    # the ticket's own price, after a sentence that gave two
-    ("You will pay 50 euros for the tour and 12 euros for the ticket.",
-     "You will pay 20 euros for the ticket."),
+    # the adults' price, after a sentence that gave two
+    ("The tour costs 50 euros for adults and 20 euros for children.",
+     "The tour costs 70 euros for adults."),
 ])
 def test_amounts_for_the_same_thing_still_conflict(first: str, second: str) -> None:
     assert [(c.detector, c.severity) for c in pair(first, second)] == [("numeric", "page")]
+
+
+def test_what_an_amount_buys_is_no_value_of_its_own() -> None:
+    """The parse gives "the rental is for a bike" beside "the rental is 40 dollars per
+    day": the bike is what the amount buys, so a kayak at that price is not the rental
+    given another value by the rules. (The verifier still reads the two sentences as
+    one rental for two things; this engine has none.)"""
+    first, second = ("The rental is 40 dollars per day for a bike.",
+                     "The rental is 40 dollars per day for a kayak.")
+    turns = [("user", "Tell me about it."), ("assistant", first), ("user", "Go on."),
+             ("assistant", second)]
+    assert run_engine(turns, engine=_rules_only())[0] == []
+    # where "for adults" is said of the museum itself as well, it is a value again
+    first, second = ("The museum is for adults only and costs 20 euros for adults.",
+                     "The museum is for children and costs 20 euros for children.")
+    certs = run_engine([*turns[:1], ("assistant", first), turns[2], ("assistant", second)],
+                       engine=_rules_only())[0]
+    assert [c.detector for c in certs] == ["exclusive"]
 
 
 def test_exclusive_value() -> None:

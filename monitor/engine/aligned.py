@@ -160,11 +160,11 @@ def attribute(sentence: str, amount: Amount) -> set[str]:
     return set(words) - cues.content_words(q.surface) - _VAGUE
 
 
-def different_purposes(new: str, a: Amount, old: str, b: Amount,
-                       differ: purpose.Differ = purpose.different) -> bool:
-    """The two amounts say they are for different things ("50 euros for adults" / "30
-    euros for children"): two prices, not one price changed."""
-    return differ(purpose.purpose(new, a.quantity.end), purpose.purpose(old, b.quantity.end))
+def different_purposes(new: str, a: Amount, old: str, b: Amount) -> bool:
+    """The two amounts say they are for different kinds of thing ("20 euros for adults" /
+    "10 euros for children"): two prices, not one price changed."""
+    return purpose.different(purpose.purpose(new, a.quantity.end),
+                             purpose.purpose(old, b.quantity.end))
 
 
 _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maximum",
@@ -187,12 +187,11 @@ def rate(sentence: str, amount: Amount) -> str | None:
     return match.group(1).lower() if match else None
 
 
-def amount_conflict(new: str, old: str, min_shared: int = 1,
-                    differ: purpose.Differ = purpose.different) -> tuple[Amount, Amount] | None:
+def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Amount] | None:
     """Two amounts of one dimension that measure the same thing and cannot both hold.
 
     "The same thing": the words around them overlap (at least `min_shared` of them) and
-    what they are for does not name two things (`differ`: "for adults" / "for children").
+    they are not for two kinds of thing ("for adults" / "for children").
     Two bounds in the same direction ("under 20-25 g" / "under about 50 g") state two
     thresholds for one limit, so they are compared as values.
     """
@@ -207,7 +206,7 @@ def amount_conflict(new: str, old: str, min_shared: int = 1,
                 continue
             if len(attribute(new, a) & attribute(old, b)) < min_shared:
                 continue
-            if rate(new, a) != rate(old, b) or different_purposes(new, a, old, b, differ):
+            if rate(new, a) != rate(old, b) or different_purposes(new, a, old, b):
                 continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too

@@ -144,10 +144,10 @@ def _amounts_of(fact: Fact) -> list[amounts.Amount]:
     return found
 
 
-def check_numeric(new: Fact, old: Fact, differ: purpose.Differ = purpose.different
-                  ) -> tuple[str, quantities.Quantity, quantities.Quantity] | None:
+def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
+                                                 quantities.Quantity] | None:
     """Amounts of one dimension for the same relation that cannot both hold, unless they
-    are for different things ("20 euros for the ticket" / "80 euros for the tour")."""
+    are for two kinds of thing ("20 euros for adults" / "10 euros for children")."""
     if new.negated or old.negated or not new.object_text or not old.object_text:
         return None
     for a in _amounts_of(new):
@@ -156,8 +156,8 @@ def check_numeric(new: Fact, old: Fact, differ: purpose.Differ = purpose.differe
                 continue
             if _relation_key(new, a.quantity) != _relation_key(old, b.quantity):
                 continue
-            if differ(purpose.purpose_in(new.sentence, a.surface),
-                      purpose.purpose_in(old.sentence, b.surface)):
+            if purpose.different(purpose.purpose_in(new.sentence, a.surface),
+                                 purpose.purpose_in(old.sentence, b.surface)):
                 continue
             if amounts.incompatible(a, b):
                 return "numeric", a.quantity, b.quantity
@@ -209,24 +209,23 @@ def check_exclusive(new: Fact, old: Fact) -> str | None:
         old.object_text
     ):
         return None  # two numbers are the numeric detector's to judge
-    if all(purpose.is_purpose_of_an_amount(f.sentence, head_word(f.object))
-           for f in (new, old)):
+    if all(f.relation.endswith(" for") and purpose.is_purpose_of_an_amount(
+            f.sentence, f.object_text) for f in (new, old)):
         # "The rental is 40 dollars per day for a compact car" also parses as "the rental
         # is for a compact car": with "65 dollars per day for an SUV", two prices
         return None
     return "exclusive"
 
 
-def compare(new: Fact, old: Fact, confidence: Mapping[str, float] = RULE_CONFIDENCE,
-            differ: purpose.Differ = purpose.different) -> Finding | None:
-    """Run the cascade on one pair; None when they are compatible or incomparable.
-    `differ` says whether two amounts' purposes name different things."""
+def compare(new: Fact, old: Fact,
+            confidence: Mapping[str, float] = RULE_CONFIDENCE) -> Finding | None:
+    """Run the cascade on one pair; None when they are compatible or incomparable."""
     if not comparable(new, old):
         return None
     kind = check_negation(new, old) or check_antonym(new, old)
     detail = ""
     if kind is None:
-        numeric = check_numeric(new, old, differ)
+        numeric = check_numeric(new, old)
         if numeric is not None:
             kind = numeric[0]
             detail = f"{numeric[1].surface} vs {numeric[2].surface}"

@@ -138,7 +138,7 @@ _WORD = re.compile(r"[a-z][a-z'-]+")
 _DOUBLED = re.compile(r"([b-df-hj-np-tv-z])\1$")
 
 
-def stem(word: str) -> str:
+def _stem(word: str) -> str:
     """A crude fold of plurals and verb endings ("flips", "flipped" -> "flip"), enough to
     see that two sentences talk about the same thing; not a lemmatiser."""
     for ending in ("ing", "ed"):
@@ -160,7 +160,7 @@ def ordered_content_words(text: str) -> list[str]:
         word = word.split("'")[0]  # "that's" -> "that", "bali's" -> "bali"
         if word in stops or len(word) < 3:
             continue
-        words.append(stem(word))
+        words.append(_stem(word))
     return words
 
 

@@ -12,7 +12,6 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +42,6 @@ from monitor.engine import (
     cues,
     lexicon,
     order,
-    purpose,
     quantities,
     trend,
 )
@@ -148,8 +146,6 @@ class Engine:
         self.verifier = verifier
         self.verdict = (VerdictStage(config, verifier, embedder.embed)
                         if verifier is not None else None)
-        self._differ: purpose.Differ = partial(
-            purpose.different, embed=embedder.embed, similar=config.purpose_similarity)
         models = content_id(embedder.name, verifier.model_id if verifier else "rules-only")[:8]
         self.version = f"{__version__}+{config.fingerprint()}.{models}"
 
@@ -726,8 +722,7 @@ class Engine:
             if fact.speaker != "assistant" or fact.modality != "asserted":
                 continue
             for old in self._candidates(state, fact, turn, by_head):
-                finding = contradiction.compare(fact, old, self.config.rule_confidence,
-                                                self._differ)
+                finding = contradiction.compare(fact, old, self.config.rule_confidence)
                 if finding is None:
                     continue
                 alignment = self._alignment(state, fact, old, turn)
@@ -831,7 +826,7 @@ class Engine:
                 if not shared:
                     continue
                 clash = aligned.amount_conflict(
-                    sentence, old_sentence, 1 if speaker == "user" else 2, self._differ)
+                    sentence, old_sentence, 1 if speaker == "user" else 2)
                 if clash is None or aligned.user_gave_amount(
                         state.statements, old_turn, turn,
                         None if speaker != "user" else clash[0]):

@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 
 import numpy as np
 import numpy.typing as npt
 
 from monitor.config import EngineConfig
-from monitor.engine import aligned, amounts, cues, lexicon, meaning, purpose, quantities
+from monitor.engine import aligned, amounts, cues, lexicon, meaning, quantities
 from monitor.engine.bounds import SENTENCE_CHARS
 from monitor.engine.contradiction import Finding
 from monitor.engine.graph import Fact
@@ -48,7 +47,7 @@ content word may well be about different things, and nothing in them says otherw
 class VerdictStage:
     config: EngineConfig
     verifier: Verifier
-    embed: purpose.Embed
+    embed: Vectors
 
     def judge(
         self,
@@ -126,8 +125,6 @@ class VerdictStage:
             return []
         new_vecs = self.embed(sentences)
         window_vecs = self.embed([a.sentence for a in window])
-        differ = partial(purpose.different, embed=self.embed,
-                         similar=self.config.purpose_similarity)
 
         def allowed(i: int, prior: Assertion) -> bool:
             if heads[i] and prior.subjects and not set(heads[i]) & set(prior.subjects):
@@ -138,7 +135,7 @@ class VerdictStage:
                     or instruction_against_statement(sentences[i], heads[i], prior.sentence,
                                                      prior.subjects)):
                 return False  # "Chop the chocolate." / "Shape the filling into a log."
-            return comparable(state, turn, sentences[i], contexts[i], prior, differ)
+            return comparable(state, turn, sentences[i], contexts[i], prior)
 
         found = meaning.nearest(new_vecs, window, window_vecs, self.config.verifier_top_k,
                                 self.config.verifier_similarity, allowed)
@@ -197,11 +194,9 @@ def instruction_against_statement(sentence: str, subjects: Sequence[str], prior:
 
 
 def comparable(
-    state: ConversationState, turn: int, sentence: str, context: str, prior: Assertion,
-    differ: purpose.Differ = purpose.different,
+    state: ConversationState, turn: int, sentence: str, context: str, prior: Assertion
 ) -> bool:
-    """The structure's vetoes: pairs that are not about the same thing, whatever they say.
-    `differ` says whether two amounts' purposes name different things."""
+    """The structure's vetoes: pairs that are not about the same thing, whatever they say."""
     a, b = _normal(sentence), _normal(prior.sentence)
     if not a or not b or a == b or a in b or b in a:
         return False  # one statement and its own copy, or a piece of it
@@ -221,7 +216,7 @@ def comparable(
     if cues.describes_new_state(sentence) and state.changed_between(
             prior.turn, turn, words | prior_words, min_shared=1):
         return False  # "now the coin is tails up" after the user flipped it again
-    if _numbers_may_differ(state, turn, sentence, prior, differ):
+    if _numbers_may_differ(state, turn, sentence, prior):
         return False
     if denies_something_else(sentence, prior.sentence):
         return False  # "It will not bring the samples back" / "It carries instruments"
@@ -310,7 +305,7 @@ def _stems(text: str) -> set[str]:
 
 
 def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
-                        prior: Assertion, differ: purpose.Differ) -> bool:
+                        prior: Assertion) -> bool:
     """Two sentences with numbers whose numbers are free to differ: the verifier reads any
     two different numbers as a contradiction; the rules know when they are not one."""
     pair = (sentence, prior.sentence)
@@ -321,10 +316,9 @@ def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
     ours, theirs = aligned.measured(sentence), aligned.measured(prior.sentence)
     if ours and theirs and not any(amounts.comparable(a, b) for a in ours for b in theirs):
         return True  # "a 40-minute ride" / "tickets from 15 EUR": different quantities
-    if ours and theirs and all(aligned.different_purposes(sentence, a, prior.sentence, b,
-                                                          differ)
+    if ours and theirs and all(aligned.different_purposes(sentence, a, prior.sentence, b)
                                for a in ours for b in theirs if amounts.comparable(a, b)):
-        return True  # "50 euros for adults" / "30 euros for children": two prices
+        return True  # "20 euros for adults" / "10 euros for children": two prices
     if aligned.other_one(*pair) or _other_years(sentence, prior.sentence):
         return True  # "the previous generation"; "today ... back in 2022"
     return aligned.user_gave_amount(state.statements, prior.turn, turn)  # or a new plan
