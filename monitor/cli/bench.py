@@ -155,6 +155,21 @@ def bench_blind(
     write_result(name, run_blind_bench(turns, labels, split), output)
 
 
+@app.command("amounts")
+def bench_amounts(
+    turns: Path = Path("benchmarks/amounts_blind/turns.jsonl"),
+    labels: Path = Path("benchmarks/amounts_blind/labels.jsonl"),
+    split: Annotated[str, typer.Option(help="test, dev or all")] = "test",
+    output: Path | None = None,
+) -> None:
+    """Amounts said again differently, against amounts for different things: the blind
+    probe's scoring on short conversations written blind (report the test split)."""
+    from monitor.bench.blind import run_blind_bench
+
+    name = "amounts" if split == "test" else f"amounts-{split}"
+    write_result(name, run_blind_bench(turns, labels, split), output)
+
+
 @app.command("evidence")
 def bench_evidence(
     turns: Path = Path("benchmarks/probe_blind/turns.jsonl"),
