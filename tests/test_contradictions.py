@@ -69,6 +69,9 @@ def test_consistent_numeric_restatements_do_not_fire(first: str, second: str) ->
     ("You will pay 45 euros for each adult ticket.", "You will pay 25 euros for a child ticket."),
     ("Admission is **€18** for students.", "Admission is **€12** for seniors."),
     ("Parking costs 15 euros for the day.", "Parking costs 60 euros for the week."),
+    # counted against two spans, said as adjectives
+    ("The daily rate for the car is 55 euros.", "The weekly rate for the car is 300 euros."),
+    ("Parking at the hotel is 20 euros nightly.", "Parking at the hotel is 140 euros per week."),
 ])
 def test_amounts_for_different_kinds_are_two_prices(first: str, second: str) -> None:
     """A price list, not one price changed: no rule and no verifier verdict pages."""
@@ -90,6 +93,8 @@ def test_amounts_for_different_kinds_are_two_prices(first: str, second: str) -> 
     # only one says what it is for; "for example" says nothing
     ("The tour costs 50 euros for adults.", "The tour costs 80 euros."),
     ("You will pay 50 euros for example.", "You will pay 80 euros for example."),
+    # one span, said two ways
+    ("Your rent is 1,100 euros monthly.", "Your rent is 1,300 euros a month."),
     # the adults' price, after a sentence that gave two
     ("The tour costs 50 euros for adults and 20 euros for children.",
      "The tour costs 70 euros for adults."),

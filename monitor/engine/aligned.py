@@ -160,11 +160,13 @@ def attribute(sentence: str, amount: Amount) -> set[str]:
     return set(words) - cues.content_words(q.surface) - _VAGUE
 
 
-def different_purposes(new: str, a: Amount, old: str, b: Amount) -> bool:
+def two_prices(new: str, a: Amount, old: str, b: Amount) -> bool:
     """The two amounts say they are for different kinds of thing ("20 euros for adults" /
-    "10 euros for children"): two prices, not one price changed."""
-    return purpose.different(purpose.purpose(new, a.quantity.end),
-                             purpose.purpose(old, b.quantity.end))
+    "10 euros for children") or are counted against different spans ("the daily rate is
+    55 euros" / "the weekly rate is 300 euros"): two prices, not one price changed."""
+    rates = rate(new, a), rate(old, b)
+    return (None not in rates and rates[0] != rates[1]) or purpose.different(
+        purpose.purpose(new, a.quantity.end), purpose.purpose(old, b.quantity.end))
 
 
 _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maximum",
@@ -178,13 +180,32 @@ _RATE = re.compile(
 _EVERY = re.compile(r"\bevery\s*$", re.IGNORECASE)
 
 
+_RATE_WORD = {"daily": "day", "hourly": "hour", "nightly": "night", "weekly": "week",
+              "monthly": "month", "annual": "year", "annually": "year", "yearly": "year"}
+_RATE_WORDS = re.compile(r"\b(" + "|".join(_RATE_WORD) + r")\b", re.IGNORECASE)
+_RATE_WINDOW = 8
+"""Words before the amount in which "the daily rate of 55 euros" says its rate."""
+
+
 def rate(sentence: str, amount: Amount) -> str | None:
-    """ "5 g per week", "3 meals a day": what the amount is counted against; "every 20
-    minutes" is a frequency."""
+    """ "5 g per week", "3 meals a day", "the annual premium of $2,300", "55 euros
+    daily": what the amount is counted against; "every 20 minutes" is a frequency."""
     if _EVERY.search(sentence[: amount.quantity.start]):
         return "every"
-    match = _RATE.search(_STOP.split(sentence[amount.quantity.end:])[0])
-    return match.group(1).lower() if match else None
+    after = _STOP.split(sentence[amount.quantity.end:])[0]
+    match = _RATE.search(after)
+    if match:
+        return match.group(1).lower()
+    before = " ".join(_STOP.split(sentence[: amount.quantity.start])[-1].split()[-_RATE_WINDOW:])
+    word = _RATE_WORDS.search(" ".join(after.split()[:1])) or _RATE_WORDS.search(before)
+    return _RATE_WORD[word.group(1).lower()] if word else None
+
+
+def in_sentence(sentence: str, surface: str) -> Amount | None:
+    """The amount written `surface` in `sentence`, where it is written there once: a fact
+    keeps its amount's text, not its place in the sentence."""
+    found = [a for a in amounts.amounts(sentence) if a.surface == surface]
+    return found[0] if len(found) == 1 else None
 
 
 def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Amount] | None:
@@ -206,7 +227,7 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
                 continue
             if len(attribute(new, a) & attribute(old, b)) < min_shared:
                 continue
-            if rate(new, a) != rate(old, b) or different_purposes(new, a, old, b):
+            if rate(new, a) != rate(old, b) or two_prices(new, a, old, b):
                 continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 
 from monitor.config import RULE_CONFIDENCE
 from monitor.contracts import Detector
-from monitor.engine import amounts, lexicon, purpose, quantities
+from monitor.engine import aligned, amounts, lexicon, purpose, quantities
 from monitor.engine.extract import Triple
 from monitor.engine.graph import Fact, head_word
 from monitor.engine.verifier import PairVerdict
@@ -147,7 +147,8 @@ def _amounts_of(fact: Fact) -> list[amounts.Amount]:
 def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
                                                  quantities.Quantity] | None:
     """Amounts of one dimension for the same relation that cannot both hold, unless they
-    are for two kinds of thing ("20 euros for adults" / "10 euros for children")."""
+    are for two kinds of thing ("20 euros for adults" / "10 euros for children") or
+    counted against two spans ("per day" / "a week", "daily" / "weekly")."""
     if new.negated or old.negated or not new.object_text or not old.object_text:
         return None
     for a in _amounts_of(new):
@@ -156,9 +157,10 @@ def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
                 continue
             if _relation_key(new, a.quantity) != _relation_key(old, b.quantity):
                 continue
-            if purpose.different(purpose.purpose_in(new.sentence, a.surface),
-                                 purpose.purpose_in(old.sentence, b.surface)):
-                continue
+            ours, theirs = (aligned.in_sentence(new.sentence, a.surface),
+                            aligned.in_sentence(old.sentence, b.surface))
+            if ours and theirs and aligned.two_prices(new.sentence, ours, old.sentence, theirs):
+                continue  # "20 euros for adults" / "10 for children"; "daily" / "weekly"
             if amounts.incompatible(a, b):
                 return "numeric", a.quantity, b.quantity
             return None

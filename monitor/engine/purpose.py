@@ -82,13 +82,6 @@ def _purpose(rest: str) -> Purpose:
     return tuple(found[:MAX_WORDS])
 
 
-def purpose_in(sentence: str, surface: str) -> Purpose:
-    """The purpose of the amount written `surface` in `sentence`, where every occurrence
-    of it there gives the same one (a fact keeps its amount's text, not its place)."""
-    found = {purpose(sentence, m.end()) for m in re.finditer(re.escape(surface), sentence)}
-    return found.pop() if len(found) == 1 else ()
-
-
 def different(ours: Purpose, theirs: Purpose) -> bool:
     """Both amounts say whom or what they are for, in kinds that exclude each other: "for
     adults" / "for children", "for an adult ticket" / "for a child ticket", "for the day"

@@ -316,9 +316,9 @@ def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
     ours, theirs = aligned.measured(sentence), aligned.measured(prior.sentence)
     if ours and theirs and not any(amounts.comparable(a, b) for a in ours for b in theirs):
         return True  # "a 40-minute ride" / "tickets from 15 EUR": different quantities
-    if ours and theirs and all(aligned.different_purposes(sentence, a, prior.sentence, b)
+    if ours and theirs and all(aligned.two_prices(sentence, a, prior.sentence, b)
                                for a in ours for b in theirs if amounts.comparable(a, b)):
-        return True  # "20 euros for adults" / "10 euros for children": two prices
+        return True  # "20 euros for adults" / "10 euros for children"; "daily" / "weekly"
     if aligned.other_one(*pair) or _other_years(sentence, prior.sentence):
         return True  # "the previous generation"; "today ... back in 2022"
     return aligned.user_gave_amount(state.statements, prior.turn, turn)  # or a new plan

@@ -78,13 +78,6 @@ def test_different_only_by_kinds_that_exclude_each_other(
     assert purpose.different(theirs, ours) is different
 
 
-def test_a_purpose_of_a_fact_is_read_where_its_amount_stands() -> None:
-    sentence = "You pay 50 euros for the tour and 12 euros for the ticket."
-    assert purpose.purpose_in(sentence, "12 euros") == ("ticket",)
-    # the same surface twice with two purposes: unknown
-    assert purpose.purpose_in("It is 5 euros for tea or 5 euros for coffee.", "5 euros") == ()
-
-
 def test_what_an_amount_is_for_by_its_place() -> None:
     assert purpose.is_purpose_of_an_amount(
         "The rental is 40 dollars per day for a compact car.", "a compact car")

@@ -1,0 +1,36 @@
+"""What an amount is counted against (`aligned.rate`), and a fact's amount in its sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.engine import aligned, amounts
+
+
+def rates(sentence: str) -> list[str | None]:
+    return [aligned.rate(sentence, a) for a in amounts.amounts(sentence)]
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("It is 45 euros per day.", ["day"]),
+    ("Three meals a day.", ["day"]),
+    ("The daily rental rate is 55 euros.", ["day"]),
+    ("Hourly hire of a Donkey Republic bike is 25 DKK.", ["hour"]),
+    ("The annual premium for full coverage is $2,300.", ["year"]),
+    ("Your rent is 1,100 euros monthly.", ["month"]),
+    ("Parking is 20 euros nightly, with a view.", ["night"]),
+    ("The rent is 1,100 euros.", [None]),
+    # a rate word of another clause
+    ("Take it daily, and the pack costs 12 euros.", [None]),
+])
+def test_a_rate_said_as_an_adjective_or_adverb(sentence: str,
+                                               expected: list[str | None]) -> None:
+    assert rates(sentence)[: len(expected)] == expected
+
+
+def test_a_facts_amount_is_found_where_it_is_written_once() -> None:
+    found = aligned.in_sentence("You pay 50 euros for the tour and 12 euros for the ticket.",
+                                "12 euros")
+    assert found is not None and found.quantity.value == 12
+    assert aligned.in_sentence("It is 5 euros for tea or 5 euros for coffee.", "5 euros") is None
+    assert aligned.in_sentence("It is 5 euros.", "7 euros") is None
