@@ -197,8 +197,12 @@ def rate(sentence: str, amount: Amount) -> str | None:
     if match:
         return match.group(1).lower()
     before = " ".join(_STOP.split(sentence[: amount.quantity.start])[-1].split()[-_RATE_WINDOW:])
+    before = _JOINED.split(before)[-1]  # "take it daily and the pack costs 12 euros"
     word = _RATE_WORDS.search(" ".join(after.split()[:1])) or _RATE_WORDS.search(before)
     return _RATE_WORD[word.group(1).lower()] if word else None
+
+
+_JOINED = re.compile(r"\b(?:and|or|but|then|so|while|whereas|because)\b", re.IGNORECASE)
 
 
 def in_sentence(sentence: str, surface: str) -> Amount | None:

@@ -22,6 +22,7 @@ def rates(sentence: str) -> list[str | None]:
     ("The rent is 1,100 euros.", [None]),
     # a rate word of another clause
     ("Take it daily, and the pack costs 12 euros.", [None]),
+    ("Take it daily and the pack costs 12 euros.", [None]),
 ])
 def test_a_rate_said_as_an_adjective_or_adverb(sentence: str,
                                                expected: list[str | None]) -> None:
