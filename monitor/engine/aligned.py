@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from monitor import data
 from monitor.engine import amounts, cues, purpose
 from monitor.engine.amounts import Amount
 
@@ -164,8 +165,8 @@ def two_prices(new: str, a: Amount, old: str, b: Amount) -> bool:
     """The two amounts say they are for different kinds of thing ("20 euros for adults" /
     "10 euros for children") or are counted against different spans ("the daily rate is
     55 euros" / "the weekly rate is 300 euros"): two prices, not one price changed."""
-    rates = rate(new, a), rate(old, b)
-    return (None not in rates and rates[0] != rates[1]) or purpose.different(
+    spans = span(new, a), span(old, b)
+    return (None not in spans and spans[0] != spans[1]) or purpose.different(
         purpose.purpose(new, a.quantity.end), purpose.purpose(old, b.quantity.end))
 
 
@@ -174,32 +175,42 @@ _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maxim
 
 
 _RATE = re.compile(
-    r"\b(?:per|a|an|each|every)\s+(day|week|month|year|hour|minute|night|person|head|"
-    r"serving|portion|lesson|session|visit|trip|meal|kg|km|mile|unit|item|page)\b",
+    r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(day|week|month|year|hour|minute|night|person|"
+    r"head|serving|portion|lesson|session|visit|trip|meal|kg|km|mile|unit|item|page)\b",
     re.IGNORECASE)
 _EVERY = re.compile(r"\bevery\s*$", re.IGNORECASE)
 
 
-_RATE_WORD = {"daily": "day", "hourly": "hour", "nightly": "night", "weekly": "week",
-              "monthly": "month", "annual": "year", "annually": "year", "yearly": "year"}
-_RATE_WORDS = re.compile(r"\b(" + "|".join(_RATE_WORD) + r")\b", re.IGNORECASE)
-_RATE_WINDOW = 8
-"""Words before the amount in which "the daily rate of 55 euros" says its rate."""
-
-
 def rate(sentence: str, amount: Amount) -> str | None:
-    """ "5 g per week", "3 meals a day", "the annual premium of $2,300", "55 euros
-    daily": what the amount is counted against; "every 20 minutes" is a frequency."""
+    """ "5 g per week", "3 meals a day", "€55/night": what the amount is counted against;
+    "every 20 minutes" is a frequency."""
     if _EVERY.search(sentence[: amount.quantity.start]):
         return "every"
-    after = _STOP.split(sentence[amount.quantity.end:])[0]
-    match = _RATE.search(after)
-    if match:
-        return match.group(1).lower()
-    before = " ".join(_STOP.split(sentence[: amount.quantity.start])[-1].split()[-_RATE_WINDOW:])
-    before = _JOINED.split(before)[-1]  # "take it daily and the pack costs 12 euros"
-    word = _RATE_WORDS.search(" ".join(after.split()[:1])) or _RATE_WORDS.search(before)
-    return _RATE_WORD[word.group(1).lower()] if word else None
+    match = _RATE.search(_STOP.split(sentence[amount.quantity.end:])[0])
+    return match.group(1).lower() if match else None
+
+
+_SPAN_OF = {row[0]: row[2] for row in data.rows("rates.tsv") if row[1] == "adjective"}
+_PRICED = data.words("rates.tsv", "priced")
+_ADJECTIVE_RATE = re.compile(
+    r"\b(" + "|".join(_SPAN_OF) + r")\s+(?:[\w-]+\s+){0,2}?(" + "|".join(_PRICED) + r")s?\b",
+    re.IGNORECASE)
+_RATE_AFTER = re.compile(r"^\s*(" + "|".join(_SPAN_OF) + r")\b", re.IGNORECASE)
+
+
+def span(sentence: str, amount: Amount) -> str | None:
+    """`rate`, or a rate said as an adjective of the price in the amount's clause ("the
+    daily rental rate is 55 euros", "an annual premium of $2,300", "55 euros nightly");
+    not of the thing priced ("a daily pass costs 10 euros")."""
+    found = rate(sentence, amount)
+    if found:
+        return found
+    after = _RATE_AFTER.match(_STOP.split(sentence[amount.quantity.end:])[0])
+    if after:
+        return _SPAN_OF[after.group(1).lower()]
+    before = _JOINED.split(_STOP.split(sentence[: amount.quantity.start])[-1])[-1]
+    priced = list(_ADJECTIVE_RATE.finditer(before))
+    return _SPAN_OF[priced[-1].group(1).lower()] if priced else None
 
 
 _JOINED = re.compile(r"\b(?:and|or|but|then|so|while|whereas|because)\b", re.IGNORECASE)
@@ -231,13 +242,23 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
                 continue
             if len(attribute(new, a) & attribute(old, b)) < min_shared:
                 continue
-            if rate(new, a) != rate(old, b) or two_prices(new, a, old, b):
+            if _counted_apart(new, a, old, b) or two_prices(new, a, old, b):
                 continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too
             if amounts.incompatible(*amounts.as_thresholds(a, b)):
                 return a, b
     return None
+
+
+def _counted_apart(new: str, a: Amount, old: str, b: Amount) -> bool:
+    """ "45 euros per day" against "315 euros" (a total): not the same amount. Where both
+    say their span, an adjective counts ("the annual premium of $2,300" / "$1,900 per
+    year" are one span)."""
+    spans = span(new, a), span(old, b)
+    if None not in spans:
+        return spans[0] != spans[1]
+    return rate(new, a) != rate(old, b)
 
 
 def _schedule_edge(amount: Amount) -> bool:

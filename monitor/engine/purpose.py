@@ -30,8 +30,8 @@ Purpose = tuple[str, ...]
 
 MAX_GAP = 2
 """Words allowed between the amount and its "for" ("50 euros each for", "£20 extra for")."""
-MAX_WORDS = 4
-"""Content words kept of a purpose: a longer phrase runs into what follows it."""
+MAX_WORDS = 6
+"""Words kept of a purpose: a longer phrase runs into what follows it."""
 
 _CLAUSE_END = re.compile(r"[,;:.!?()\[\]|•—–]|\s-\s")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z\d'-]*|\d\S*|[^\sA-Za-z\d]+")
@@ -39,6 +39,9 @@ _FOR = re.compile(r"\bfor\b", re.IGNORECASE)
 _INNER = data.words("purposes.tsv", "inner")
 _FILLERS = data.words("purposes.tsv", "filler")
 _JOINS = data.words("purposes.tsv", "joins")
+_ALSO = data.words("purposes.tsv", "also")
+_COUNTS = data.words("purposes.tsv", "count")
+_QUALIFIERS = data.words("purposes.tsv", "qualifier")
 _DETACH = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("zes", "z"),
            ("ses", "s"), ("men", "man"), ("s", ""))
 """WordNet's detachment rules for nouns (morphy), longest ending first."""
@@ -62,21 +65,31 @@ def _clause_after(text: str, end: int) -> str:
 def _purpose(rest: str) -> Purpose:
     tokens = [t.lower() for t in _TOKEN.findall(rest)]
     words = [t for t in tokens if t[0].isalpha()]
-    if "for" not in words[: MAX_GAP + 1]:
-        return ()
-    at = tokens.index("for")
+    near = words[: MAX_GAP + 1]
+    marker = "for" if "for" in near else "per" if "per" in near else None
+    if marker is None:
+        return ()  # "per" only where no "for" follows: "per day for a compact car"
+    at = tokens.index(marker)
     if any(t[0].isdigit() or t in _JOINS for t in tokens[:at]):
         return ()  # "20 euros and 10 for kids": the "for" is another amount's
     found: list[str] = []
-    for place, token in enumerate(tokens[at + 1:]):
-        if not token[0].isalpha():
-            if token[0].isdigit() and place > 0:
-                break  # "for kids under 12"
-            continue  # "for **adults**", "for 2 adults"
-        if token in cues.stop_words() and token not in _INNER:
+    for token in tokens[at + 1:]:
+        if token[0].isdigit():
+            if found:
+                break  # "for the tour and 12 euros for ...", "for kids 12 and under"
+            found.append(token)  # a count: "for 2 adults", "for 12 months"
+        elif not token[0].isalpha():
+            continue  # "for **adults**"
+        elif token in _QUALIFIERS:
+            return ()  # "for adults over 65": which adults the phrase does not say
+        elif token in _ALSO or token in _COUNTS:
+            found.append(token)  # "for adults and children", "for two weeks"
+        elif token in cues.stop_words() and token not in _INNER:
             break
-        if token not in _INNER:
+        elif token not in _INNER:
             found.append(token.split("'")[0])
+    while found and found[-1] in _ALSO:
+        found.pop()
     if not found or found[0] in _FILLERS:
         return ()
     return tuple(found[:MAX_WORDS])
@@ -109,23 +122,26 @@ def is_purpose_of_an_amount(sentence: str, object_text: str) -> bool:
 
 
 def _kinds_of(words: Purpose) -> dict[str, set[str]]:
-    """category -> the kinds a purpose names, by the whole phrase or any of its words."""
+    """category -> the kinds a purpose names, by the whole phrase or any of its words. A
+    counted span names no kind: "for 12 months" is "for a year", "for 7 nights" may be
+    "for the week"."""
     table = _kinds()
+    counted = any(w[0].isdigit() or w in _COUNTS for w in words)
     out: dict[str, set[str]] = defaultdict(set)
     for key in {" ".join(words), *words}:
         for form in _forms(key):
-            if form in table:
-                category, kind = table[form]
-                out[category].add(kind)
+            for category, kind in table.get(form, ()):
+                if not (counted and category == "span"):
+                    out[category].add(kind)
     return out
 
 
 @cache
-def _kinds() -> dict[str, tuple[str, str]]:
-    out: dict[str, tuple[str, str]] = {}
+def _kinds() -> dict[str, tuple[tuple[str, str], ...]]:
+    """word -> its (category, kind) pairs: a toddler is an infant and a child."""
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
     for row in data.rows("purpose_kinds.tsv"):
-        category, kind = row[1].split(":")
-        out[row[0]] = (category, kind)
+        out[row[0]] = tuple((c, k) for c, k in (tag.split(":") for tag in row[1].split()))
     return out
 
 

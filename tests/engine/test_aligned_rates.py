@@ -1,4 +1,5 @@
-"""What an amount is counted against (`aligned.rate`), and a fact's amount in its sentence."""
+"""What an amount is counted against (`aligned.rate`, `aligned.span`), and a fact's amount
+in its sentence."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import pytest
 from monitor.engine import aligned, amounts
 
 
-def rates(sentence: str) -> list[str | None]:
-    return [aligned.rate(sentence, a) for a in amounts.amounts(sentence)]
+def spans(sentence: str) -> list[str | None]:
+    return [aligned.span(sentence, a) for a in amounts.amounts(sentence)]
 
 
 @pytest.mark.parametrize("sentence, expected", [
@@ -19,14 +20,28 @@ def rates(sentence: str) -> list[str | None]:
     ("The annual premium for full coverage is $2,300.", ["year"]),
     ("Your rent is 1,100 euros monthly.", ["month"]),
     ("Parking is 20 euros nightly, with a view.", ["night"]),
+    ("The room is €55/night.", ["night"]),
     ("The rent is 1,100 euros.", [None]),
+    # an adjective of the thing priced, not of its price
+    ("A daily pass costs 10 euros.", ["day"]),
+    ("The daily special is 12 euros.", [None]),
+    ("The hotel offers a weekly cooking class that costs 40 euros.", [None]),
     # a rate word of another clause
     ("Take it daily, and the pack costs 12 euros.", [None]),
     ("Take it daily and the pack costs 12 euros.", [None]),
 ])
-def test_a_rate_said_as_an_adjective_or_adverb(sentence: str,
+def test_a_span_said_as_an_adjective_or_adverb(sentence: str,
                                                expected: list[str | None]) -> None:
-    assert rates(sentence)[: len(expected)] == expected
+    assert spans(sentence)[: len(expected)] == expected
+
+
+def test_an_adjective_is_no_rate_where_the_other_amount_has_none() -> None:
+    """Only `span` reads adjectives, and the amount alignment compares spans only where
+    both amounts have one: "a daily pass costs 10 euros" against "the pass costs 14"."""
+    sentence = "The annual premium is $2,300."
+    assert aligned.rate(sentence, amounts.amounts(sentence)[0]) is None
+    assert aligned.amount_conflict("The pass costs 14 euros.",
+                                   "A daily pass costs 10 euros.") is not None
 
 
 def test_a_facts_amount_is_found_where_it_is_written_once() -> None:

@@ -25,14 +25,17 @@ def purposes(sentence: str) -> list[tuple[str, ...]]:
     ("Entry is **22 euros** for adults.", [("adults",)]),
     ("The tour costs €20/person for the walking tour.", [("walking", "tour")]),
     ("Entry is 12 euros for under-12s.", [("under-12s",)]),
-    ("Entry is 40 euros for 2 adults.", [("adults",), ()]),
+    ("Entry is 40 euros for 2 adults.", [("2", "adults"), ()]),
+    ("The tour is 20 euros per adult.", [("adult",)]),
+    ("Tickets cost 20 euros for adults and children.", [("adults", "and", "children")]),
     ("It’s 20 euros for the children’s menu.", [("children", "menu")]),
     # cut at "and": each amount keeps its own
     ("You pay 50 euros for the tour and 12 euros for the ticket.", [("tour",), ("ticket",)]),
     # cut at any other stop word, or a number
-    ("Tickets are 15 euros for kids under 12.", [("kids",), ()]),
+    # an audience narrowed in words the kinds cannot read names nothing
+    ("Tickets are 15 euros for kids under 12.", [(), ()]),
     ("It is 90 euros for the room which has a view.", [("room",)]),
-    ("It costs 20 euros for 2 hours.", [("hours",), ()]),
+    ("It costs 20 euros for 2 hours.", [("2", "hours"), ()]),
 ])
 def test_the_phrase_is_read_at_the_amount(sentence: str,
                                           expected: list[tuple[str, ...]]) -> None:
@@ -71,6 +74,10 @@ def test_no_purpose(sentence: str) -> None:
     (("tour",), ("ticket",), False),
     (("hotel",), ("accommodation",), False),
     (("tour",), (), False),
+    # two kinds joined, and counted spans
+    (("12", "months"), ("year",), False),
+    (("two", "weeks"), ("fortnight",), False),
+    (("member",), ("non-member",), True),
 ])
 def test_different_only_by_kinds_that_exclude_each_other(
         ours: tuple[str, ...], theirs: tuple[str, ...], different: bool) -> None:
