@@ -4,8 +4,11 @@
 one subject, one verb and two amounts: read by subject and verb they are one price that
 changed, and the page is false. The amount's own "for ..." phrase says whom it is for.
 Two amounts are for different things only when their phrases name kinds that exclude each
-other (`monitor/data/purpose_kinds.tsv`): adults and children, seniors and students, the
-day and the week, lunch and dinner. "For kids" and "for the little ones" are one kind.
+other (`monitor/data/purpose_kinds.tsv`): adults and children, seniors and students,
+members and non-members, the day and the week, lunch and dinner. "For kids" and "for the
+little ones" are one kind; "for adults and children" takes in both; "for 12 months" names
+no span of its own, since it may be "for a year". (Spans said as rates, "per day" or "the
+daily rate", are `engine.aligned`'s.)
 
 Only kinds decide, because a wrong "different" loses a real page, and an assistant that
 restates a price rarely repeats its words ("for the hotel" comes back as "for
@@ -26,7 +29,8 @@ from monitor import data
 from monitor.engine import amounts, cues
 
 Purpose = tuple[str, ...]
-"""The content words of a "for ..." phrase, in order; empty where there is none."""
+"""The words of a "for ..." (or "per ...") phrase that may name a kind: its content words,
+counts and the "and"/"or" between them, in order; empty where there is none."""
 
 MAX_GAP = 2
 """Words allowed between the amount and its "for" ("50 euros each for", "£20 extra for")."""
@@ -48,12 +52,15 @@ _DETACH = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("zes", "
 
 
 def purpose(text: str, end: int) -> Purpose:
-    """The content words of the "for ..." phrase that follows an amount ending at `end`.
+    """The "for ..." phrase that follows an amount ending at `end` ("per ..." where no
+    "for" follows: "25 euros per adult").
 
     The phrase lies in the amount's clause, at most `MAX_GAP` words after it (markup such
-    as "**" or "/" aside), and ends at the first stop word that is not a determiner or
-    count ("for the tour and ...", "for kids under 12", "for the room which ..."); a
-    count in digits right after "for" is skipped ("for 2 adults")."""
+    as "**" or "/" aside). It reads on across "and"/"or" ("for adults and children") and
+    keeps a leading count ("for 2 adults", "for 12 months"); it ends at a later number or
+    at any other stop word but a determiner ("for the tour and 12 euros for ...", "for
+    the room which ..."). An audience narrowed in words ("for adults over 65", "for kids
+    under 12") and a filler ("for example") name nothing."""
     return _purpose(_clause_after(text, end))
 
 
