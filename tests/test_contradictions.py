@@ -73,6 +73,7 @@ def test_consistent_numeric_restatements_do_not_fire(first: str, second: str) ->
     ("The daily rate for the car is 55 euros.", "The weekly rate for the car is 300 euros."),
     ("Parking at the hotel is 20 euros nightly.", "Parking at the hotel is 140 euros per week."),
     ("The room is €55/night.", "The room is €300/week."),
+    # "per" where no "for" follows; a category of its own beside the audience
     ("The tour costs 20 euros per adult.", "The tour costs 10 euros per child."),
     ("Admission is 25 euros for adult members.", "Admission is 40 euros for adult non-members."),
 ])
