@@ -141,33 +141,39 @@ def bench_real(
                                         set(task) if task else None, limit), output)
 
 
+TestSplit = Annotated[str, typer.Option(help="test, dev or all")]
+
+
+def _labelled(name: str, turns: Path, labels: Path, split: str, output: Path | None) -> None:
+    """A set of labelled conversations scored as the blind probe is: `name` for the test
+    split, `name-<split>` for another."""
+    from monitor.bench.blind import run_blind_bench
+
+    write_result(name if split == "test" else f"{name}-{split}",
+                 run_blind_bench(turns, labels, split), output)
+
+
 @app.command("blind")
 def bench_blind(
     turns: Path = Path("benchmarks/probe_blind/turns.jsonl"),
     labels: Path = Path("benchmarks/probe_blind/labels.jsonl"),
-    split: Annotated[str, typer.Option(help="test, dev or all")] = "test",
+    split: TestSplit = "test",
     output: Path | None = None,
 ) -> None:
     """Precision and recall on the blind natural-style probe (report the test split)."""
-    from monitor.bench.blind import run_blind_bench
-
-    name = "blind" if split == "test" else f"blind-{split}"
-    write_result(name, run_blind_bench(turns, labels, split), output)
+    _labelled("blind", turns, labels, split, output)
 
 
 @app.command("amounts")
 def bench_amounts(
     turns: Path = Path("benchmarks/amounts_blind/turns.jsonl"),
     labels: Path = Path("benchmarks/amounts_blind/labels.jsonl"),
-    split: Annotated[str, typer.Option(help="test, dev or all")] = "test",
+    split: TestSplit = "test",
     output: Path | None = None,
 ) -> None:
     """Amounts said again differently, against amounts for different things: the blind
     probe's scoring on short conversations written blind (report the test split)."""
-    from monitor.bench.blind import run_blind_bench
-
-    name = "amounts" if split == "test" else f"amounts-{split}"
-    write_result(name, run_blind_bench(turns, labels, split), output)
+    _labelled("amounts", turns, labels, split, output)
 
 
 @app.command("evidence")

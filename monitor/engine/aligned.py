@@ -166,8 +166,12 @@ def two_prices(new: str, a: Amount, old: str, b: Amount) -> bool:
     "10 euros for children") or are counted against different spans ("the daily rate is
     55 euros" / "the weekly rate is 300 euros"): two prices, not one price changed."""
     spans = span(new, a), span(old, b)
-    return (None not in spans and spans[0] != spans[1]) or purpose.different(
-        purpose.purpose(new, a.quantity.end), purpose.purpose(old, b.quantity.end))
+    return (None not in spans and spans[0] != spans[1]) or _for_two_kinds(new, a, old, b)
+
+
+def _for_two_kinds(new: str, a: Amount, old: str, b: Amount) -> bool:
+    return purpose.different(purpose.purpose(new, a.quantity.end),
+                             purpose.purpose(old, b.quantity.end))
 
 
 _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maximum",
@@ -242,7 +246,7 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
                 continue
             if len(attribute(new, a) & attribute(old, b)) < min_shared:
                 continue
-            if _counted_apart(new, a, old, b) or two_prices(new, a, old, b):
+            if _counted_apart(new, a, old, b) or _for_two_kinds(new, a, old, b):
                 continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too

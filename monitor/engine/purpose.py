@@ -122,7 +122,7 @@ def is_purpose_of_an_amount(sentence: str, object_text: str) -> bool:
     for amount in amounts.amounts(sentence):
         rest = _clause_after(sentence, amount.quantity.end)
         marker = _FOR.search(rest)
-        if marker and purpose(sentence, amount.quantity.end) and (
+        if marker and _purpose(rest) and (
                 object_text in rest[marker.end():].lower()):
             return True
     return False
