@@ -148,6 +148,57 @@ def test_what_an_amount_buys_is_no_value_of_its_own() -> None:
     assert [c.detector for c in certs] == ["exclusive"]
 
 
+_BIKE = "A city bike rental in Utrecht is about 12 euros per day."
+
+
+@pytest.mark.parametrize("second", [
+    "At around 16 euros per day for the city bike, it's fair value.",
+    "For 16 euros per day for a city bike, that is fair value.",
+])
+def test_a_price_said_again_in_other_words_is_found_by_meaning(second: str) -> None:
+    """The restatement shares one word with the old sentence around its amount and drops
+    its name: the word gates miss it, the verifier reads the old clause with the new
+    price as entailing the new clause. A weaker witness of sameness: a warning unless the
+    verifier also calls the two sentences incompatible."""
+    certs = pair(_BIKE, second)
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [("numeric", 3, 1)]
+    assert "the earlier clause with 16 euros in it entails this one" in certs[0].explanation
+    assert certs[0].confidence < 0.8
+
+
+@pytest.mark.parametrize("second", [
+    "With Swapfiets the city bike rental is about 16 euros per day.",  # a name
+    "The ticket costs 16 euros per day.",  # no word of the old clause but the verb
+    "In total you spend 16 euros per day on the city bike and the lock.",  # an aggregate
+    "On weekends a city bike rental in Utrecht is about 16 euros per day.",  # a time frame
+])
+def test_another_things_price_is_not_found_by_meaning(second: str) -> None:
+    assert pair(_BIKE, second) == []
+
+
+def test_a_new_count_of_days_leaves_a_daily_price_as_it_was() -> None:
+    """ "I'm there for 5 days" may rescale a total, not a price per day."""
+    certs = run([("user", "How much is a bike rental?"), ("assistant", _BIKE),
+                 ("user", "I'm there for 5 days."),
+                 ("assistant", "A city bike rental in Utrecht is about 16 euros per day, so "
+                               "five days is fine.")])
+    assert [(c.detector, c.severity) for c in certs] == [("numeric", "page")]
+    freed = run([("user", "How much is a bike rental?"), ("assistant", _BIKE),
+                 ("user", "What if it's 16 euros a day?"),
+                 ("assistant", "A city bike rental in Utrecht is about 16 euros per day, so "
+                               "five days is fine.")])
+    assert freed == []
+
+
+def test_a_listed_amount_is_not_compared_by_meaning() -> None:
+    """A shopping list's "Butter — 250 g" is not the butter of one meal."""
+    certs = run([("user", "Plan my meals."),
+                 ("assistant", "Fry the 180 g salmon fillet in 20 g of butter with garlic."),
+                 ("user", "And the shopping list?"),
+                 ("assistant", "Shopping list:\n\n- Salmon fillets — 360 g\n- Butter — 250 g")])
+    assert certs == []
+
+
 def test_exclusive_value() -> None:
     certs = pair("The capital of Australia is Canberra.", "Sydney is the capital of Australia.")
     assert [c.detector for c in certs] == ["exclusive"]

@@ -10,7 +10,9 @@ several pairs to a line) hold antonym pairs.
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -46,3 +48,18 @@ def pairs(name: str) -> frozenset[frozenset[str]]:
             a, b = item.split("/")
             out.add(frozenset((a.replace("_", " "), b.replace("_", " "))))
     return frozenset(out)
+
+
+@cache
+def kinds_reader(name: str) -> Callable[[str], frozenset[str]]:
+    """A two-column table (a word or phrase, the kind it names) as a reader of texts: the
+    kinds a text names, whole words only, whatever their case."""
+    kind_of = {row[0].lower(): row[1] for row in rows(name)}
+    pattern = re.compile(r"(?<![\w-])(?:" + "|".join(
+        re.escape(w) for w in sorted(kind_of, key=len, reverse=True)) + r")(?![\w-])",
+        re.IGNORECASE)
+
+    def kinds(text: str) -> frozenset[str]:
+        return frozenset(kind_of[m.group(0).lower()] for m in pattern.finditer(text))
+
+    return kinds

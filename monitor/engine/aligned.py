@@ -51,11 +51,13 @@ def _names(sentence: str) -> set[str]:
     return {m.group(0).lower() for m in _NAME.finditer(sentence.strip(" *-#>"))}
 
 
-_ARITHMETIC = re.compile(r"[=×÷]|\d\s*[+*/x]\s*\d|\d\s+-\s+\d|"
-                         r"\b(?:equals?|times|minus|plus|divided?|"
-                         r"multipl(?:y|ied)|subtract|add up|sum of|quotient|product of|"
-                         r"remainder)\b", re.IGNORECASE)
-_OTHER_ONE = re.compile(r"\b(?:previous|former|older|old|other|earlier|newer|last-gen|"
+_ARITHMETIC = re.compile(r"[=×÷]|\d\s*[+*/]\s*\d|\d\s+[-x]\s+\d|\d\S*\s+(?:plus|minus)\s|"
+                         r"\btimes\b(?!\s+(?:a|an|per|each|every|in|daily|weekly|monthly)\b)|"
+                         r"\b(?:equals?|divided?|multipl(?:y|ied)|subtract|add up|sum of|"
+                         r"quotient|product of|remainder)\b", re.IGNORECASE)
+"""Signs and words of a worked calculation; not a size ("a 10x10 unit"), a frequency
+("three times a day"), a name ("the Plus plan") or a list ("..., plus 2 garlic cloves")."""
+_OTHER_ONE = re.compile(r"(?<![\w-])(?:previous|former|older|old|other|earlier|newer|last-gen|"
                         r"predecessor|successor)\b", re.IGNORECASE)
 
 
@@ -66,15 +68,27 @@ _ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|final|last|1st|
 
 
 def numbered_names_differ(a: str, b: str) -> bool:
-    """ "Class 4-2" / "Class 4-1", "Box 1" / "Box 2", "the first set" / "the final set":
-    numbered or ordered things that are not the same."""
+    """ "Class 4-2" / "Class 4-1", "Box 1" / "Box 2", "the first set" / "the final set",
+    "a 5x10 unit" / "a 10x15 unit": numbered, ordered or sized things that are not the
+    same."""
     na = {m.group(0).lower() for m in _NUMBERED.finditer(a)}
     nb = {m.group(0).lower() for m in _NUMBERED.finditer(b)}
     heads_a = {n.split()[0] for n in na}
     if any(n.split()[0] in heads_a and n not in na for n in nb):
         return True
+    sizes_a, sizes_b = _sizes(a), _sizes(b)
+    if sizes_a and sizes_b and not sizes_a & sizes_b:
+        return True  # "a 5x10 unit" / "a 10x15 unit"
     ranks_a, ranks_b = _ranks(a), _ranks(b)
     return any(not ranks_a[noun] & ranks_b[noun] for noun in ranks_a.keys() & ranks_b.keys())
+
+
+_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?[x×]\s?(\d+(?:\.\d+)?)\b")
+
+
+def _sizes(sentence: str) -> set[tuple[str, str]]:
+    """The sizes a sentence names by their sides ("a 10x10 unit", "5 x 8 ft")."""
+    return {(m.group(1), m.group(2)) for m in _SIZE.finditer(sentence)}
 
 
 def _ranks(sentence: str) -> dict[str, set[str]]:
@@ -105,6 +119,13 @@ def other_one(a: str, b: str) -> bool:
     """One sentence is about another model, version or edition than the other."""
     return {m.lower() for m in _OTHER_ONE.findall(a)} != {m.lower() for m in
                                                           _OTHER_ONE.findall(b)}
+
+
+def other_time_frame(new: str, old: str) -> bool:
+    """The new sentence's values hold for a part of the week or year the old one does not
+    name ("on weekends the ticket is 25 euros" against "the ticket is 20 euros"); the
+    other way round it may be a restatement that drops its frame."""
+    return bool(cues.time_frames(new) - cues.time_frames(old))
 
 
 def names_differ(a: str, b: str, values: str = "") -> bool:
@@ -144,10 +165,11 @@ _WINDOW = 5
 _CLAUSE_STOP = re.compile(r"[,;:()\[\]|•]")
 
 
-def phrase(sentence: str, amount: Amount) -> str:
-    """The amount with the words of its own clause on both sides."""
+def phrase(sentence: str, amount: Amount, surface: str | None = None) -> str:
+    """The amount with the words of its own clause on both sides (with `surface` written
+    in the amount's place, where given)."""
     q = amount.quantity
-    return (_CLAUSE_STOP.split(sentence[: q.start])[-1] + q.surface
+    return (_CLAUSE_STOP.split(sentence[: q.start])[-1] + (surface or q.surface)
             + _CLAUSE_STOP.split(sentence[q.end:])[0])
 
 
@@ -232,11 +254,25 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
 
     "The same thing": the words around them overlap (at least `min_shared` of them) and
     they are not for two kinds of thing ("for adults" / "for children").
+    """
+    for a, b in conflicts(new, old):
+        if len(attribute(new, a) & attribute(old, b)) >= min_shared:
+            return a, b
+    return None
+
+
+def conflicts(new: str, old: str) -> list[tuple[Amount, Amount]]:
+    """Every pairing of the two sentences' amounts that cannot both hold, were they about
+    the same thing: one dimension, not for two kinds of thing nor counted against two
+    spans, and no value the new sentence also states. Whether they *are* about the same
+    thing is the caller's question (the words around them, or the verifier).
+
     Two bounds in the same direction ("under 20-25 g" / "under about 50 g") state two
     thresholds for one limit, so they are compared as values.
     """
     new_amounts, old_amounts = measured(new), measured(old)
     stated = {a.quantity.value for a in amounts.amounts(new)}
+    found: list[tuple[Amount, Amount]] = []
     for a in new_amounts:
         if any(amounts.comparable(a, b) and not amounts.incompatible(*amounts.as_thresholds(
                 a, b)) for b in old_amounts):
@@ -244,15 +280,47 @@ def amount_conflict(new: str, old: str, min_shared: int = 1) -> tuple[Amount, Am
         for b in old_amounts:
             if not amounts.comparable(a, b) or _schedule_edge(a) or _schedule_edge(b):
                 continue
-            if len(attribute(new, a) & attribute(old, b)) < min_shared:
-                continue
             if _counted_apart(new, a, old, b) or _for_two_kinds(new, a, old, b):
                 continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too
             if amounts.incompatible(*amounts.as_thresholds(a, b)):
-                return a, b
-    return None
+                found.append((a, b))
+    return found
+
+
+def restated_clause(new: str, a: Amount, old: str, b: Amount) -> tuple[str, str] | None:
+    """(the old amount's clause with the new amount in its place, the new amount's
+    clause): if the first entails the second, everything the new sentence says of its
+    amount the old one said too, the value aside, so the two values are one thing's.
+
+    "A crew of two movers with a truck typically charges about $150 per hour" entails "At
+    $150 an hour for two movers and a truck"; "an adult ticket is 25 euros Monday to
+    Friday" should not entail "on weekends the adult ticket is 25 euros". None where the
+    two clauses share no word that names a thing ("it's about 7 euros" is
+    entailed by any clause with that value, "the ticket costs 20 euros" by "the tour
+    costs 20 euros" as the verifier reads them; "up to 8 hours" by a hotel's check-out as
+    much as a battery's life), where one is an aggregate the other is not ("spent 49.4
+    yuan in total" / "the gloves cost 5.8 yuan"), or where the new sentence names what
+    the old one does not (another laptop's "Harman Kardon speakers").
+    """
+    if _names(new) - _names(old):
+        return None  # a restatement drops names ("the tasting menu at Noma"), adds none
+    premise, hypothesis = phrase(old, b, a.surface).strip(), phrase(new, a).strip()
+    things = shared_words(premise, hypothesis) - cues.content_words(a.surface)
+    if not things - _MEASURE_WORDS or aggregates(
+            premise) != aggregates(hypothesis):
+        return None
+    return premise, hypothesis
+
+
+_MEASURE_WORDS = data.words("measure_words.tsv")
+
+
+def aggregates(text: str) -> frozenset[str]:
+    """The kinds of aggregate a clause states ("in total" -> total, "averages" ->
+    average): a total or an average of several things is not one of them."""
+    return data.kinds_reader("aggregates.tsv")(text)
 
 
 def _counted_apart(new: str, a: Amount, old: str, b: Amount) -> bool:
@@ -271,18 +339,21 @@ def _schedule_edge(amount: Amount) -> bool:
 
 
 def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int,
-                     before: int, kind: Amount | None = None) -> bool:
+                     before: int, kind: Amount | None = None,
+                     revisions: bool | None = None) -> bool:
     """A user turn between the two gave a value of this kind: the situation changed.
 
     With no `kind` (against the assistant's own earlier numbers) any new user number
-    counts ("what if 4 people come?" rescales a recipe's grams as well as its servings),
-    and so does a changed plan without one ("update: we moved it to Lisbon"). `statements`
-    are the state's (turn, speaker, sentence, heading) rows; a user's question is speaker
+    counts ("what if 4 people come?" rescales a recipe's grams as well as its servings).
+    A changed plan without a number ("update: we moved it to Lisbon") counts where
+    `revisions` says so (by default, where there is no `kind`). `statements` are the
+    state's (turn, speaker, sentence, heading) rows; a user's question is speaker
     "user-question", a change of plan "user-revision".
     """
+    plans = kind is None if revisions is None else revisions
     return any(
         after < turn < before and speaker.startswith("user") and (
-            (kind is None and speaker == "user-revision")
+            (plans and speaker == "user-revision")
             or any(kind is None or amounts.comparable(kind, a) for a in measured(sentence)))
         for turn, speaker, sentence, _ in statements
     )

@@ -38,7 +38,7 @@ _PLUS_INSIDE = re.compile(r"\d\+")
 _APPROX = re.compile(
     r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|ca\.|"
     r"~|usually|typically|generally|estimated)\s*$", re.IGNORECASE)
-APPROX_TOLERANCE = 0.15
+APPROX_TOLERANCE = 0.10
 EXACT_TOLERANCE = 0.01
 
 

@@ -15,6 +15,8 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
+from monitor import data
+
 
 @cache
 def stop_words() -> frozenset[str]:
@@ -112,6 +114,12 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 def years(sentence: str) -> set[str]:
     return set(_YEAR.findall(sentence))
+
+
+def time_frames(sentence: str) -> frozenset[str]:
+    """The parts of the week or year a sentence's values hold for ("on weekends" ->
+    weekend, "in the high season" -> peak)."""
+    return data.kinds_reader("time_frames.tsv")(sentence)
 
 
 def adds_to(phrase: str) -> bool:

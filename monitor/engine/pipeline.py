@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -771,7 +772,8 @@ class Engine:
         """Amounts that clash between aligned sentences (see `engine.aligned`)."""
         if facts and all(f.modality == "composed" for f in facts):
             return []
-        return self._amount_clashes(state, event.turn_index, extraction.asserted)
+        return self._amount_clashes(state, event.turn_index, extraction.asserted,
+                                    fragments=extraction.fragments)
 
     def _draft_findings(
         self, state: ConversationState, turn: int, extraction: Extraction, prompt: str,
@@ -797,13 +799,16 @@ class Engine:
 
     def _amount_clashes(
         self, state: ConversationState, turn: int, sentences: Sequence[tuple[str, str]],
-        users_only: bool = False,
+        users_only: bool = False, fragments: AbstractSet[str] = frozenset(),
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Each sentence's amounts against the remembered statements (only the user's own
-        with `users_only`), through the structural guards of `engine.aligned`."""
+        with `users_only`): one finding per pair of sentences at most, by the words around
+        the amounts (`_clash_by_words`) or, failing them, by meaning (`_clash_by_meaning`;
+        not for `fragments`, list items and labels: "Butter — 250 g" on a shopping list
+        says nothing of the 20 g in one meal, and the verifier reads it as if it did)."""
         found: list[tuple[int, contradiction.Finding, float]] = []
-        for sentence, context in sentences:
-            sentence = sentence[:bounds.SENTENCE_CHARS]
+        for whole, context in sentences:
+            sentence = whole[:bounds.SENTENCE_CHARS]
             if not aligned.measured(sentence):
                 continue
             for old_turn, speaker, old_sentence, old_context in state.statements:
@@ -819,37 +824,94 @@ class Engine:
                     continue
                 if speaker == "user" and not cues.speaks_of_self(old_sentence):
                     continue  # a puzzle's data, not what the user says of their situation
-                if aligned.names_differ(sentence, old_sentence) or aligned.other_one(
-                        sentence, old_sentence):
-                    continue  # "the previous generation", "Harman Kardon" vs none
-                shared = aligned.shared_words(sentence, old_sentence)
-                if not shared:
-                    continue
-                clash = aligned.amount_conflict(
-                    sentence, old_sentence, 1 if speaker == "user" else 2)
-                if clash is None or aligned.user_gave_amount(
-                        state.statements, old_turn, turn,
-                        None if speaker != "user" else clash[0]):
-                    continue
                 if cues.years(sentence) != cues.years(old_sentence):
                     continue  # "today ... back in 2022": different time frames
-                own = aligned.phrase(sentence, clash[0])
-                if (cues.adds_to(own) or cues.adds_to(aligned.phrase(old_sentence, clash[1]))
-                        or lexicon.modality_cue(own.lower()) is not None):
-                    continue  # "bring one more 1 L bottle": an addition, not a restatement
-                new = _statement_fact(sentence, context, "assistant", turn, clash[0], shared)
-                old = _statement_fact(old_sentence, old_context, speaker, old_turn, clash[1],
-                                      shared)
-                alignment = self._alignment(state, new, old, turn)
-                if alignment is None or alignment < self.config.amount_alignment:
-                    continue
-                detector: Detector = "user_fact" if speaker == "user" else "numeric"
-                bound = clash[1].shape in {"upper", "lower"}
-                confidence = self.config.amount_confidence * (1.0 if bound else 0.8)
-                found.append((-1, contradiction.Finding(
-                    detector, confidence, new, old,
-                    f"{clash[0].surface} vs {clash[1].surface}"), alignment))
+                new = (sentence, context, turn)
+                old = (old_sentence, old_context, old_turn)
+                clash = self._clash_by_words(state, new, old, speaker)
+                if clash is None and whole not in fragments:
+                    clash = self._clash_by_meaning(state, new, old, speaker)
+                if clash is not None:
+                    found.append(clash)
         return found
+
+    def _restated_amount(self, state: ConversationState, new: tuple[str, str, int],
+                         old: tuple[str, str, int], speaker: str,
+                         clash: tuple[amounts.Amount, amounts.Amount]) -> bool:
+        """The clash is a value said again wrongly, not a new value the user gave in between
+        nor an addition ("bring one more 1 L bottle") or a possibility ("could be 30")."""
+        sentence, old_sentence, turn, old_turn = new[0], old[0], new[2], old[2]
+        # a price per night is not rescaled by "we're staying 7 nights": against the
+        # assistant's own rate only a value of its kind or a changed plan frees it
+        rate = aligned.span(sentence, clash[0])
+        per_unit = rate is not None and rate == aligned.span(old_sentence, clash[1])
+        kind = clash[0] if speaker == "user" or per_unit else None
+        if aligned.user_gave_amount(state.statements, old_turn, turn, kind,
+                                    revisions=speaker != "user"):
+            return False
+        own = aligned.phrase(sentence, clash[0])
+        return not (cues.adds_to(own) or cues.adds_to(aligned.phrase(old_sentence, clash[1]))
+                    or lexicon.modality_cue(own.lower()) is not None)
+
+    def _clash_by_words(self, state: ConversationState, new: tuple[str, str, int],
+                        old: tuple[str, str, int], speaker: str) -> Scored | None:
+        """Amounts of two sentences that name the same things, share words around the
+        amounts and are similar as wholes."""
+        sentence, old_sentence = new[0], old[0]
+        if aligned.names_differ(sentence, old_sentence) or aligned.other_one(
+                sentence, old_sentence):
+            return None  # "the previous generation", "Harman Kardon" vs none
+        shared = aligned.shared_words(sentence, old_sentence)
+        if not shared:
+            return None
+        clash = aligned.amount_conflict(sentence, old_sentence, 1 if speaker == "user" else 2)
+        if clash is None or not self._restated_amount(state, new, old, speaker, clash):
+            return None
+        claim = _statement_fact(*new, clash[0], shared, "assistant")
+        prior = _statement_fact(*old, clash[1], shared, speaker)
+        alignment = self._alignment(state, claim, prior, new[2])
+        if alignment is None or alignment < self.config.amount_alignment:
+            return None
+        bound = clash[1].shape in {"upper", "lower"}
+        confidence = self.config.amount_confidence * (1.0 if bound else 0.8)
+        return (-1, contradiction.Finding(
+            _amount_detector(speaker), confidence, claim, prior,
+            f"{clash[0].surface} vs {clash[1].surface}"), alignment)
+
+    def _clash_by_meaning(self, state: ConversationState, new: tuple[str, str, int],
+                          old: tuple[str, str, int], speaker: str) -> Scored | None:
+        """Amounts the verifier calls one thing's: the old amount's clause, with the new
+        amount written in, entails the new amount's clause (`aligned.restated_clause`).
+
+        Restatements rarely keep the words ("about $120 per hour" for "a crew of two
+        movers with a truck", then "at $150 an hour for two movers and a truck") or the
+        names ("the tasting menu at Noma", then "the tasting menu"), so the word gates
+        miss them; the scope, time-frame and name checks of `_alignment` still hold. The
+        verifier is a weaker witness of sameness than shared words, so these findings
+        carry the lower confidence of a point value and page only if the verifier also
+        finds the two sentences incompatible (`VerdictStage`).
+        """
+        if self.verifier is None:
+            return None
+        sentence, old_sentence = new[0], old[0]
+        for a, b in aligned.conflicts(sentence, old_sentence):
+            clauses = aligned.restated_clause(sentence, a, old_sentence, b)
+            if clauses is None or not self._restated_amount(state, new, old, speaker, (a, b)):
+                continue
+            about = aligned.shared_words(sentence, old_sentence) or aligned.attribute(sentence, a)
+            claim = _statement_fact(*new, a, about, "assistant")
+            prior = _statement_fact(*old, b, about, speaker)
+            alignment = self._alignment(state, claim, prior, new[2])
+            if alignment is None:
+                continue
+            entailed = self.verifier.judge([clauses])[0].entailment
+            if entailed < self.config.amount_same_entailment:
+                continue
+            return (-1, contradiction.Finding(
+                _amount_detector(speaker), self.config.amount_confidence * 0.8, claim, prior,
+                f"{a.surface} vs {b.surface}; the earlier clause with {a.surface} in it "
+                f"entails this one, P {entailed:.2f}"), alignment)
+        return None
 
     def _budget_finding(
         self, sentence: str, context: str, old_sentence: str, old_context: str, turn: int,
@@ -858,8 +920,8 @@ class Engine:
         """The answer names the user's budget as an amount the user's cap rules out
         (`aligned.budget_restated`): both sentences speak of one thing by construction."""
         shared = {"budget"}
-        new = _statement_fact(sentence, context, "assistant", turn, clash[0], shared)
-        old = _statement_fact(old_sentence, old_context, "user", old_turn, clash[1], shared)
+        new = _statement_fact(sentence, context, turn, clash[0], shared, "assistant")
+        old = _statement_fact(old_sentence, old_context, old_turn, clash[1], shared, "user")
         return (-1, contradiction.Finding(
             "user_fact", self.config.amount_confidence, new, old,
             f"{clash[0].surface} vs the user's cap of {clash[1].surface}"),
@@ -914,6 +976,8 @@ class Engine:
             return None  # "light from the Moon" / "light from the Sun"
         if aligned.numbered_names_differ(new.sentence, old.sentence):
             return None  # "Class 4-2" / "Class 4-1"
+        if _measures(new) and aligned.other_time_frame(new.sentence, old.sentence):
+            return None  # "on weekends it is 25 euros": not the price said for every day
         if _measures(new) and any(check(s) for s in (new.sentence, old.sentence)
                                   for check in (aligned.derived, aligned.crowded)):
             return None  # a worked calculation, or a list of values in one sentence
@@ -1002,6 +1066,10 @@ def _told_afresh(sentences: list[str]) -> list[str]:
     return sorted(words)[:_MAX_TOLD_WORDS]
 
 
+def _amount_detector(speaker: str) -> Detector:
+    return "user_fact" if speaker == "user" else "numeric"
+
+
 def _owned_by_user(fact: Fact) -> bool:
     """A fact about the user or one of the user's things ("user", "user car")."""
     return fact.subject.split(" ")[0] == "user" and fact.relation != "amount"
@@ -1011,8 +1079,8 @@ def _measures(fact: Fact) -> bool:
     return fact.relation == "amount" or bool(aligned.measured(fact.object_text))
 
 
-def _statement_fact(sentence: str, context: str, speaker: str, turn: int,
-                    amount: amounts.Amount, shared: set[str]) -> Fact:
+def _statement_fact(sentence: str, context: str, turn: int, amount: amounts.Amount,
+                    shared: set[str], speaker: str) -> Fact:
     """A sentence-level amount claim in the shape certificates quote."""
     return replace(sentence_fact(sentence, context, speaker, turn, " ".join(sorted(shared)[:4])),
                    relation="amount", object=amount.surface.lower(),
