@@ -133,6 +133,11 @@ class EngineConfig(BaseModel):
     P(entailment) of the old amount's clause, with the new amount written in, over the
     new amount's clause reaches this. On the amounts set's dev split, 0.8 added five
     restated amounts and no false alarm; 0.6 added one false alarm more."""
+    amount_meaning_checks: int = Field(default=16, ge=0)
+    """Pairs of amounts an answer may send to the verifier for `amount_same_entailment`,
+    in the order they are met (one call for all): on MT-Bench-101 the whole set sends
+    eight; an answer that repeats dozens of remembered prices must not cost one verifier
+    call each."""
     page_alignment: float = 0.60
     """A certificate pages only when its two sentences are this well aligned; the rest,
     structurally weaker, are `warn`."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -188,6 +189,33 @@ def test_a_new_count_of_days_leaves_a_daily_price_as_it_was() -> None:
                  ("assistant", "A city bike rental in Utrecht is about 16 euros per day, so "
                                "five days is fine.")])
     assert freed == []
+
+
+def test_the_meaning_checks_of_an_answer_are_one_bounded_verifier_call() -> None:
+    """An answer that restates dozens of remembered prices costs one verifier call of at
+    most `amount_meaning_checks` pairs, the first met in text order."""
+    full = build_engine()
+    calls: list[list[tuple[str, str]]] = []
+    real_judge = full.verifier.judge  # type: ignore[union-attr]
+
+    def judge(pairs: Any) -> Any:
+        calls.append(list(pairs))
+        return real_judge(pairs)
+
+    full.verifier.judge = judge  # type: ignore[union-attr, method-assign]
+    engine = Engine(full.config.model_copy(update={"amount_meaning_checks": 3}),
+                    full.embedder, full.extractor, full.scorers, full.verifier)
+    things = ["bike", "kayak", "canoe", "scooter", "paddleboard", "tent"]
+    listed = " ".join(f"A {t} rental on the lake costs about {10 + 3 * i} euros per day."
+                      for i, t in enumerate(things))
+    answer = " ".join(f"For {50 + i} euros per day for the {t} rental, it's fair value."
+                      for i, t in enumerate(things))
+    run_engine([("user", "What do rentals cost?"), ("assistant", listed), ("user", "And now?"),
+                ("assistant", answer)], engine=engine)
+    # the meaning checks: an old clause with a new price, said nowhere in the conversation
+    rewritten = [pairs for pairs in calls
+                 if any(p not in listed and "euros per day." in p for p, _ in pairs)]
+    assert [len(pairs) for pairs in rewritten] == [3]
 
 
 def test_a_listed_amount_is_not_compared_by_meaning() -> None:

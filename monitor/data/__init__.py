@@ -51,13 +51,19 @@ def pairs(name: str) -> frozenset[frozenset[str]]:
 
 
 @cache
+def word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of the words or phrases, whole ("peanut" not in "peanuts-free"), any case;
+    the longest first, so "in total" wins over "total"."""
+    alternatives = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE)
+
+
+@cache
 def kinds_reader(name: str) -> Callable[[str], frozenset[str]]:
     """A two-column table (a word or phrase, the kind it names) as a reader of texts: the
     kinds a text names, whole words only, whatever their case."""
     kind_of = {row[0].lower(): row[1] for row in rows(name)}
-    pattern = re.compile(r"(?<![\w-])(?:" + "|".join(
-        re.escape(w) for w in sorted(kind_of, key=len, reverse=True)) + r")(?![\w-])",
-        re.IGNORECASE)
+    pattern = word_pattern(tuple(kind_of))
 
     def kinds(text: str) -> frozenset[str]:
         return frozenset(kind_of[m.group(0).lower()] for m in pattern.finditer(text))

@@ -13,7 +13,7 @@ values is incompatible (see `amounts.incompatible`). Sentences that name differe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,14 +51,18 @@ def _names(sentence: str) -> set[str]:
     return {m.group(0).lower() for m in _NAME.finditer(sentence.strip(" *-#>"))}
 
 
-_ARITHMETIC = re.compile(r"[=×÷]|\d\s*[+*/]\s*\d|\d\s+[-x]\s+\d|\d\S*\s+(?:plus|minus)\s|"
-                         r"\btimes\b(?!\s+(?:a|an|per|each|every|in|daily|weekly|monthly)\b)|"
-                         r"\b(?:equals?|divided?|multipl(?:y|ied)|subtract|add up|sum of|"
-                         r"quotient|product of|remainder)\b", re.IGNORECASE)
-"""Signs and words of a worked calculation; not a size ("a 10x10 unit"), a frequency
-("three times a day"), a name ("the Plus plan") or a list ("..., plus 2 garlic cloves")."""
-_OTHER_ONE = re.compile(r"(?<![\w-])(?:previous|former|older|old|other|earlier|newer|last-gen|"
-                        r"predecessor|successor)\b", re.IGNORECASE)
+_ARITHMETIC = re.compile(
+    r"[=÷]|\d\s*[+*/]\s*\d|\d\s+[-x×]\s+\d|\d\S*\s+minus\s|\bminus\b(?!\s*[^\s\w]?\d)|"
+    r"(?-i:\bplus\b)|\btimes\s+[^\s\w]?\d|"
+    r"(?:\d\S*|\b(?:two|three|four|five|six|seven|eight|nine|ten))\s+times\b"
+    r"(?!\s+(?:a|an|per|each|every|in|daily|weekly|monthly|as)\b)|"
+    r"\b(?:equals?|divided?|multipl(?:y|ied)|subtract|add up|sum of|quotient|product of|"
+    r"remainder)\b", re.IGNORECASE)
+"""Signs and words of a worked calculation ("5 times 12", "3 x 4", "the museum plus the
+audio guide"); not a size ("a 10x10 unit"), a frequency ("three times a day"), a noun
+("wait times"), a name ("the Plus plan") or a value below zero ("minus 5 degrees")."""
+_OTHER_ONE = re.compile(r"(?<![\w-])(?:previous|former|older|(?<!year )(?<!years )old|other|"
+                        r"earlier|newer|last-gen|predecessor|successor)\b", re.IGNORECASE)
 
 
 _NUMBERED = re.compile(r"\b[A-Z][a-zA-Z]*\s+\d+(?:[-.]\d+)?\b")
@@ -83,12 +87,15 @@ def numbered_names_differ(a: str, b: str) -> bool:
     return any(not ranks_a[noun] & ranks_b[noun] for noun in ranks_a.keys() & ranks_b.keys())
 
 
-_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?[x×]\s?(\d+(?:\.\d+)?)\b")
+_SIZE = re.compile(r"\b(\d+(?:\.\d+)?)[xX×](\d+(?:\.\d+)?)\b")
+"""Written without spaces: "3 x 4" with spaces is a calculation (`derived`)."""
 
 
-def _sizes(sentence: str) -> set[tuple[str, str]]:
-    """The sizes a sentence names by their sides ("a 10x10 unit", "5 x 8 ft")."""
-    return {(m.group(1), m.group(2)) for m in _SIZE.finditer(sentence)}
+def _sizes(sentence: str) -> set[tuple[float, ...]]:
+    """The sizes a sentence names by their sides, in either order ("a 10x10 unit",
+    "5x8 ft" is "8x5 ft")."""
+    return {tuple(sorted((float(m.group(1)), float(m.group(2)))))
+            for m in _SIZE.finditer(sentence)}
 
 
 def _ranks(sentence: str) -> dict[str, set[str]]:
@@ -119,13 +126,6 @@ def other_one(a: str, b: str) -> bool:
     """One sentence is about another model, version or edition than the other."""
     return {m.lower() for m in _OTHER_ONE.findall(a)} != {m.lower() for m in
                                                           _OTHER_ONE.findall(b)}
-
-
-def other_time_frame(new: str, old: str) -> bool:
-    """The new sentence's values hold for a part of the week or year the old one does not
-    name ("on weekends the ticket is 25 euros" against "the ticket is 20 euros"); the
-    other way round it may be a restatement that drops its frame."""
-    return bool(cues.time_frames(new) - cues.time_frames(old))
 
 
 def names_differ(a: str, b: str, values: str = "") -> bool:
@@ -162,15 +162,37 @@ _STOP = re.compile(r"[,;:()\[\]|—–•]|\s-\s|\d")
 _WINDOW = 5
 
 
-_CLAUSE_STOP = re.compile(r"[,;:()\[\]|•]")
+_CLAUSE_STOP = re.compile(r"(?<!\d)[,:]|[,:](?!\d)|[;()\[\]|•]")
+"""Where a clause ends: not inside a number ("60,000 miles", "10:30")."""
 
 
 def phrase(sentence: str, amount: Amount, surface: str | None = None) -> str:
     """The amount with the words of its own clause on both sides (with `surface` written
     in the amount's place, where given)."""
     q = amount.quantity
-    return (_CLAUSE_STOP.split(sentence[: q.start])[-1] + (surface or q.surface)
+    return (_CLAUSE_STOP.split(sentence[: q.start])[-1]
+            + (q.surface if surface is None else surface)
             + _CLAUSE_STOP.split(sentence[q.end:])[0])
+
+
+_FRONTED = re.compile(
+    r"^\s*(?:for|with|on|in|at|during|over|under|after|before|from|by|without|including|"
+    r"excluding|outside|inside|between|among|throughout|until|till)\b", re.IGNORECASE)
+_FRONTED_WORDS = 8
+
+
+def clause(sentence: str, amount: Amount, surface: str | None = None) -> str:
+    """`phrase`, with the short qualifying phrases fronted before it: "For high school,
+    tuition is $28,500 a year", "On the basic Kindle, the battery lasts 10 weeks". What
+    the amount is the value of is often said there, and a clause without it reads as
+    any other thing's."""
+    segments = _CLAUSE_STOP.split(sentence[: amount.quantity.start])[:-1]
+    lead: list[str] = []
+    for segment in reversed(segments):
+        if not _FRONTED.match(segment) or len(segment.split()) > _FRONTED_WORDS:
+            break
+        lead.insert(0, segment.strip())
+    return ", ".join([*lead, phrase(sentence, amount, surface).strip()])
 
 
 def attribute(sentence: str, amount: Amount) -> set[str]:
@@ -192,8 +214,35 @@ def two_prices(new: str, a: Amount, old: str, b: Amount) -> bool:
 
 
 def _for_two_kinds(new: str, a: Amount, old: str, b: Amount) -> bool:
-    return purpose.different(purpose.purpose(new, a.quantity.end),
-                             purpose.purpose(old, b.quantity.end))
+    """The amounts' "for ..." phrases name kinds that exclude each other, their sentences
+    two variants of a thing ("you'd want a dedicated desk, which is closer to 320 euros"
+    / "a hot desk runs about 200 euros"), or the new amount's clause holds for a time
+    frame the old one's does not name ("on weekends, the ticket is 25 euros" / "the
+    ticket is 20 euros"; the other way round it may be a restatement that drops its
+    frame, and a frame in another clause may be the plan's: "start in early summer")."""
+    return (purpose.different(purpose.purpose(new, a.quantity.end),
+                              purpose.purpose(old, b.quantity.end))
+            or _two_variants(new, old)
+            or bool(cues.time_frames(clause(new, a)) - cues.time_frames(clause(old, b))))
+
+
+def _two_variants(ours: str, theirs: str) -> bool:
+    """The two sentences name variants of a thing that exclude each other ("a single
+    room" / "a double room", "one-way" / "return fares"): two things' values. Both must
+    name one; a sentence that names two ("unlike a hot desk, a dedicated desk...") shares
+    one with the other."""
+    read = data.kinds_reader("variants.tsv")
+    kinds, their_kinds = _by_category(read(ours)), _by_category(read(theirs))
+    return any(not kinds[category] & their_kinds[category]
+               for category in kinds.keys() & their_kinds.keys())
+
+
+def _by_category(tags: frozenset[str]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for tag in tags:
+        category, kind = tag.split(":")
+        out.setdefault(category, set()).add(kind)
+    return out
 
 
 _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maximum",
@@ -289,6 +338,10 @@ def conflicts(new: str, old: str) -> list[tuple[Amount, Amount]]:
     return found
 
 
+_MEASURE_WORDS = data.words("measure_words.tsv")
+_LETTERS = re.compile(r"[a-z]+")
+
+
 def restated_clause(new: str, a: Amount, old: str, b: Amount) -> tuple[str, str] | None:
     """(the old amount's clause with the new amount in its place, the new amount's
     clause): if the first entails the second, everything the new sentence says of its
@@ -296,25 +349,22 @@ def restated_clause(new: str, a: Amount, old: str, b: Amount) -> tuple[str, str]
 
     "A crew of two movers with a truck typically charges about $150 per hour" entails "At
     $150 an hour for two movers and a truck"; "an adult ticket is 25 euros Monday to
-    Friday" should not entail "on weekends the adult ticket is 25 euros". None where the
-    two clauses share no word that names a thing ("it's about 7 euros" is
-    entailed by any clause with that value, "the ticket costs 20 euros" by "the tour
-    costs 20 euros" as the verifier reads them; "up to 8 hours" by a hotel's check-out as
-    much as a battery's life), where one is an aggregate the other is not ("spent 49.4
-    yuan in total" / "the gloves cost 5.8 yuan"), or where the new sentence names what
-    the old one does not (another laptop's "Harman Kardon speakers").
+    Friday" should not entail "on weekends the adult ticket is 25 euros". The clauses
+    keep their fronted qualifiers (`clause`). None where the two clauses share no word
+    that names a thing ("it's about 7 euros" is entailed by any clause with that value,
+    "the ticket costs 20 euros" by "the tour costs 20 euros" as the verifier reads them),
+    where one is an aggregate the other is not ("spent 49.4 yuan in total" / "the gloves
+    cost 5.8 yuan"), or where the new sentence names anything the old one does not
+    (another laptop's "Harman Kardon speakers", in whatever clause: the restatement of a
+    value drops names, it does not add them).
     """
-    if _names(new) - _names(old):
+    if _names(new) - set(_LETTERS.findall(old.lower())):
         return None  # a restatement drops names ("the tasting menu at Noma"), adds none
-    premise, hypothesis = phrase(old, b, a.surface).strip(), phrase(new, a).strip()
-    things = shared_words(premise, hypothesis) - cues.content_words(a.surface)
-    if not things - _MEASURE_WORDS or aggregates(
-            premise) != aggregates(hypothesis):
+    premise, hypothesis = clause(old, b, a.surface), clause(new, a)
+    things = shared_words(premise, hypothesis) - cues.content_words(a.surface) - _MEASURE_WORDS
+    if not things or aggregates(premise) != aggregates(hypothesis):
         return None
     return premise, hypothesis
-
-
-_MEASURE_WORDS = data.words("measure_words.tsv")
 
 
 def aggregates(text: str) -> frozenset[str]:
@@ -340,23 +390,39 @@ def _schedule_edge(amount: Amount) -> bool:
 
 def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int,
                      before: int, kind: Amount | None = None,
-                     revisions: bool | None = None) -> bool:
+                     unless: Callable[[Amount], bool] | None = None) -> bool:
     """A user turn between the two gave a value of this kind: the situation changed.
 
     With no `kind` (against the assistant's own earlier numbers) any new user number
-    counts ("what if 4 people come?" rescales a recipe's grams as well as its servings).
-    A changed plan without a number ("update: we moved it to Lisbon") counts where
-    `revisions` says so (by default, where there is no `kind`). `statements` are the
-    state's (turn, speaker, sentence, heading) rows; a user's question is speaker
-    "user-question", a change of plan "user-revision".
+    counts ("what if 4 people come?" rescales a recipe's grams as well as its servings),
+    and so does a changed plan without one ("update: we moved it to Lisbon"), but not a
+    value `unless` says leaves the amount as it was. `statements` are the state's (turn,
+    speaker, sentence, heading) rows; a user's question is speaker "user-question", a
+    change of plan "user-revision".
     """
-    plans = kind is None if revisions is None else revisions
     return any(
         after < turn < before and speaker.startswith("user") and (
-            (plans and speaker == "user-revision")
-            or any(kind is None or amounts.comparable(kind, a) for a in measured(sentence)))
+            (kind is None and speaker == "user-revision")
+            or any((kind is None or amounts.comparable(kind, a))
+                   and not (unless is not None and unless(a)) for a in measured(sentence)))
         for turn, speaker, sentence, _ in statements
     )
+
+
+TIME_SPANS = frozenset({"minute", "hour", "day", "night", "week", "month", "year"})
+
+
+_HEADS = data.words("rates.tsv", "head")
+
+
+def leaves_rate(value: Amount) -> bool:
+    """A user's value that leaves a price per hour, day or month as it was: "we're
+    staying 7 nights", "I'm away for 8 days", "a 2-bedroom" rescale a total, not the
+    rate. Money may change it, and so may a count of heads ("we have three kids" for a
+    babysitter, "four lines" on a phone plan)."""
+    q = value.quantity
+    return not (q.dimension.startswith("currency")
+                or (q.dimension == "count" and q.unit in _HEADS))
 
 
 _YOUR_BUDGET = re.compile(r"\byour\b(?:\s+[^\s,;:.]+){0,3}?\s+budget\b", re.I)

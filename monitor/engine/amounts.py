@@ -38,7 +38,11 @@ _PLUS_INSIDE = re.compile(r"\d\+")
 _APPROX = re.compile(
     r"\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|ca\.|"
     r"~|usually|typically|generally|estimated)\s*$", re.IGNORECASE)
-APPROX_TOLERANCE = 0.10
+APPROX_TOLERANCE = 0.15
+"""How far "about 25 minutes" reaches: 28 minutes is about 25."""
+BOTH_APPROX_TOLERANCE = 0.10
+"""How far each of two hedged values reaches against the other: "about 25 euros" and
+"about 32 euros" are two prices, though each is within 15% of a value both could round."""
 EXACT_TOLERANCE = 0.01
 
 
@@ -50,7 +54,8 @@ class Amount:
     high: float
     quantity: Quantity
     shape: str
-    """point | approx | range | upper | lower"""
+    """point | approx | range | upper | lower; limit: a bound read as its value
+    (`as_thresholds`)"""
 
     @property
     def surface(self) -> str:
@@ -126,6 +131,9 @@ def incompatible(a: Amount, b: Amount) -> bool:
     """
     if a.quantity.dimension in {"clock", "date", "year", "ordinal"}:
         return quantities.same_value(a.quantity, b.quantity) is False
+    if a.shape == b.shape == "approx":
+        a, b = (Amount(*_widen(x.quantity.value, BOTH_APPROX_TOLERANCE), x.quantity, "approx")
+                for x in (a, b))
     overlap = min(a.high, b.high) - max(a.low, b.low)
     if overlap < 0:
         return True
@@ -144,4 +152,4 @@ def as_thresholds(a: Amount, b: Amount) -> tuple[Amount, Amount]:
 
 def _limit(bound: Amount) -> Amount:
     approx = APPROX_TOLERANCE
-    return Amount(*_widen(bound.quantity.value, approx), bound.quantity, "approx")
+    return Amount(*_widen(bound.quantity.value, approx), bound.quantity, "limit")

@@ -22,6 +22,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from monitor.data import word_pattern
+
 
 @dataclass(frozen=True)
 class Constraint:
@@ -47,11 +49,6 @@ class _Tables:
     other_food_after: frozenset[str]
     phrases: dict[str, str]
 
-
-@cache
-def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I)
 
 
 @cache
@@ -82,7 +79,7 @@ def tables() -> _Tables:
         members={g: frozenset(w) for g, w in members.items()},
         diets={d: tuple(g) for d, g in config["diets"].items()},
         activities=activities,
-        avoiding=_words_pattern(tuple(config["avoiding"]["words"])),
+        avoiding=word_pattern(tuple(config["avoiding"]["words"])),
         openers=re.compile(
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
                                                                     reverse=True))
@@ -91,7 +88,7 @@ def tables() -> _Tables:
             r"(?<![\w-])([\w-]+(?:\s+[\w-]+){0,3})\s+(?:"
             + "|".join(re.escape(c) for c in config["exclusions"]["closers"])
             + r")(?![\w-])", re.I),
-        not_a_rule=_words_pattern(tuple(config["exclusions"]["closer_not_a_rule"])),
+        not_a_rule=word_pattern(tuple(config["exclusions"]["closer_not_a_rule"])),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
         phrases=dict(config["rule_phrases"]),
@@ -167,10 +164,10 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     lower = text.lower()
     found: dict[str, set[str]] = {}
     for diet, groups in t.diets.items():
-        if _words_pattern((diet,)).search(lower) and _FIRST_PERSON.search(text):
+        if word_pattern((diet,)).search(lower) and _FIRST_PERSON.search(text):
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (set_by, breaks) in t.activities.items():
-        if _words_pattern(set_by).search(lower):  # "without a car", not "without a care"
+        if word_pattern(set_by).search(lower):  # "without a car", not "without a care"
             found.setdefault(name, set()).update(breaks)
     for match in t.openers.finditer(lower):
         opener, rest = match.group(1), _TRAILING.sub("", match.group(2))
@@ -189,7 +186,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     if _FIRST_PERSON.search(text) and not t.not_a_rule.search(lower):
         for match in t.closers.finditer(lower):
             if _DENIED.search(lower, _clause_start(lower, match.start()), match.end(1)) or any(
-                    label in t.diets and _words_pattern((label,)).search(match.group(0))
+                    label in t.diets and word_pattern((label,)).search(match.group(0))
                     for label in found):
                 continue  # "he has no nut allergy"; "lactose intolerant" is a diet already
             for chunk in _CHUNK_SPLIT.split(match.group(1)):  # "nut and egg allergies"

@@ -34,8 +34,7 @@ def _data() -> dict[str, Any]:
 
 
 def _words(name: str) -> re.Pattern[str]:
-    alts = sorted((re.escape(w) for w in _data()[name]), key=len, reverse=True)
-    return re.compile(r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])", re.IGNORECASE)
+    return data.word_pattern(tuple(_data()[name]))
 
 
 @cache

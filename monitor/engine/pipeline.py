@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -795,7 +796,8 @@ class Engine:
             return []
         drafted = [*extraction.quoted, *(extraction.asserted if creative else [])]
         in_voice = [(s, c) for s, c in drafted if not cues.speaks_of_others(s)]
-        return self._amount_clashes(state, turn, in_voice, users_only=True)
+        return self._amount_clashes(state, turn, in_voice, users_only=True,
+                                    fragments=extraction.fragments)
 
     def _amount_clashes(
         self, state: ConversationState, turn: int, sentences: Sequence[tuple[str, str]],
@@ -803,10 +805,11 @@ class Engine:
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Each sentence's amounts against the remembered statements (only the user's own
         with `users_only`): one finding per pair of sentences at most, by the words around
-        the amounts (`_clash_by_words`) or, failing them, by meaning (`_clash_by_meaning`;
+        the amounts (`_clash_by_words`) or, failing them, by meaning (`_meaning_check`;
         not for `fragments`, list items and labels: "Butter — 250 g" on a shopping list
         says nothing of the 20 g in one meal, and the verifier reads it as if it did)."""
         found: list[tuple[int, contradiction.Finding, float]] = []
+        checks: list[tuple[int, _MeaningCheck]] = []  # each after found[:position]
         for whole, context in sentences:
             sentence = whole[:bounds.SENTENCE_CHARS]
             if not aligned.measured(sentence):
@@ -826,92 +829,103 @@ class Engine:
                     continue  # a puzzle's data, not what the user says of their situation
                 if cues.years(sentence) != cues.years(old_sentence):
                     continue  # "today ... back in 2022": different time frames
-                new = (sentence, context, turn)
-                old = (old_sentence, old_context, old_turn)
-                clash = self._clash_by_words(state, new, old, speaker)
-                if clash is None and whole not in fragments:
-                    clash = self._clash_by_meaning(state, new, old, speaker)
+                new = _Said(sentence, context, turn, "assistant")
+                old = _Said(old_sentence, old_context, old_turn, speaker)
+                clash = self._clash_by_words(state, new, old)
                 if clash is not None:
                     found.append(clash)
-        return found
+                elif (whole not in fragments and self.verifier is not None
+                      and len(checks) < self.config.amount_meaning_checks):
+                    check = self._meaning_check(state, new, old)
+                    if check is not None:
+                        checks.append((len(found), check))
+        return self._by_meaning(found, checks)
 
-    def _restated_amount(self, state: ConversationState, new: tuple[str, str, int],
-                         old: tuple[str, str, int], speaker: str,
+    def _restated_amount(self, state: ConversationState, new: _Said, old: _Said,
                          clash: tuple[amounts.Amount, amounts.Amount]) -> bool:
         """The clash is a value said again wrongly, not a new value the user gave in between
         nor an addition ("bring one more 1 L bottle") or a possibility ("could be 30")."""
-        sentence, old_sentence, turn, old_turn = new[0], old[0], new[2], old[2]
-        # a price per night is not rescaled by "we're staying 7 nights": against the
-        # assistant's own rate only a value of its kind or a changed plan frees it
-        rate = aligned.span(sentence, clash[0])
-        per_unit = rate is not None and rate == aligned.span(old_sentence, clash[1])
-        kind = clash[0] if speaker == "user" or per_unit else None
-        if aligned.user_gave_amount(state.statements, old_turn, turn, kind,
-                                    revisions=speaker != "user"):
+        # a price per night is not rescaled by "we're staying 7 nights"
+        rate = aligned.span(new.sentence, clash[0])
+        per_time = (old.speaker != "user" and rate in aligned.TIME_SPANS
+                    and rate == aligned.span(old.sentence, clash[1]))
+        if aligned.user_gave_amount(
+                state.statements, old.turn, new.turn,
+                clash[0] if old.speaker == "user" else None,
+                unless=aligned.leaves_rate if per_time else None):
             return False
-        own = aligned.phrase(sentence, clash[0])
-        return not (cues.adds_to(own) or cues.adds_to(aligned.phrase(old_sentence, clash[1]))
+        own = aligned.phrase(new.sentence, clash[0])
+        return not (cues.adds_to(own) or cues.adds_to(aligned.phrase(old.sentence, clash[1]))
                     or lexicon.modality_cue(own.lower()) is not None)
 
-    def _clash_by_words(self, state: ConversationState, new: tuple[str, str, int],
-                        old: tuple[str, str, int], speaker: str) -> Scored | None:
+    def _clash_by_words(self, state: ConversationState, new: _Said, old: _Said
+                        ) -> Scored | None:
         """Amounts of two sentences that name the same things, share words around the
-        amounts and are similar as wholes."""
-        sentence, old_sentence = new[0], old[0]
-        if aligned.names_differ(sentence, old_sentence) or aligned.other_one(
-                sentence, old_sentence):
+        amounts and are similar as wholes (at least `amount_alignment`)."""
+        if aligned.names_differ(new.sentence, old.sentence) or aligned.other_one(
+                new.sentence, old.sentence):
             return None  # "the previous generation", "Harman Kardon" vs none
-        shared = aligned.shared_words(sentence, old_sentence)
+        shared = aligned.shared_words(new.sentence, old.sentence)
         if not shared:
             return None
-        clash = aligned.amount_conflict(sentence, old_sentence, 1 if speaker == "user" else 2)
-        if clash is None or not self._restated_amount(state, new, old, speaker, clash):
+        clash = aligned.amount_conflict(new.sentence, old.sentence,
+                                        1 if old.speaker == "user" else 2)
+        if clash is None or not self._restated_amount(state, new, old, clash):
             return None
-        claim = _statement_fact(*new, clash[0], shared, "assistant")
-        prior = _statement_fact(*old, clash[1], shared, speaker)
-        alignment = self._alignment(state, claim, prior, new[2])
+        claim, prior = new.fact(clash[0], shared), old.fact(clash[1], shared)
+        alignment = self._alignment(state, claim, prior, new.turn)
         if alignment is None or alignment < self.config.amount_alignment:
             return None
         bound = clash[1].shape in {"upper", "lower"}
         confidence = self.config.amount_confidence * (1.0 if bound else 0.8)
         return (-1, contradiction.Finding(
-            _amount_detector(speaker), confidence, claim, prior,
+            _amount_detector(old.speaker), confidence, claim, prior,
             f"{clash[0].surface} vs {clash[1].surface}"), alignment)
 
-    def _clash_by_meaning(self, state: ConversationState, new: tuple[str, str, int],
-                          old: tuple[str, str, int], speaker: str) -> Scored | None:
-        """Amounts the verifier calls one thing's: the old amount's clause, with the new
-        amount written in, entails the new amount's clause (`aligned.restated_clause`).
+    def _meaning_check(self, state: ConversationState, new: _Said, old: _Said
+                       ) -> _MeaningCheck | None:
+        """The first pair of clashing amounts whose clauses the verifier is to compare
+        (`aligned.restated_clause`): the old amount's clause with the new amount written
+        in should entail the new amount's clause if both are one thing's.
 
         Restatements rarely keep the words ("about $120 per hour" for "a crew of two
         movers with a truck", then "at $150 an hour for two movers and a truck") or the
         names ("the tasting menu at Noma", then "the tasting menu"), so the word gates
-        miss them; the scope, time-frame and name checks of `_alignment` still hold. The
-        verifier is a weaker witness of sameness than shared words, so these findings
-        carry the lower confidence of a point value and page only if the verifier also
-        finds the two sentences incompatible (`VerdictStage`).
+        miss them; the scope, name and calculation checks of `_alignment` still hold, at
+        its own similarity floor (`alignment_similarity`, below `amount_alignment`).
         """
-        if self.verifier is None:
-            return None
-        sentence, old_sentence = new[0], old[0]
-        for a, b in aligned.conflicts(sentence, old_sentence):
-            clauses = aligned.restated_clause(sentence, a, old_sentence, b)
-            if clauses is None or not self._restated_amount(state, new, old, speaker, (a, b)):
+        for a, b in aligned.conflicts(new.sentence, old.sentence):
+            clauses = aligned.restated_clause(new.sentence, a, old.sentence, b)
+            if clauses is None or not self._restated_amount(state, new, old, (a, b)):
                 continue
-            about = aligned.shared_words(sentence, old_sentence) or aligned.attribute(sentence, a)
-            claim = _statement_fact(*new, a, about, "assistant")
-            prior = _statement_fact(*old, b, about, speaker)
-            alignment = self._alignment(state, claim, prior, new[2])
-            if alignment is None:
-                continue
-            entailed = self.verifier.judge([clauses])[0].entailment
-            if entailed < self.config.amount_same_entailment:
-                continue
-            return (-1, contradiction.Finding(
-                _amount_detector(speaker), self.config.amount_confidence * 0.8, claim, prior,
-                f"{a.surface} vs {b.surface}; the earlier clause with {a.surface} in it "
-                f"entails this one, P {entailed:.2f}"), alignment)
+            about = (aligned.shared_words(new.sentence, old.sentence)
+                     or aligned.attribute(new.sentence, a))
+            claim, prior = new.fact(a, about), old.fact(b, about)
+            alignment = self._alignment(state, claim, prior, new.turn)
+            if alignment is not None:
+                return _MeaningCheck(clauses, claim, prior, alignment,
+                                     f"{a.surface} vs {b.surface}")
         return None
+
+    def _by_meaning(self, found: list[Scored], checks: list[tuple[int, _MeaningCheck]]
+                    ) -> list[Scored]:
+        """The checks' clauses judged in one verifier call; those the verifier reads as one
+        thing's join `found` where they were met. The verifier is a weaker witness of
+        sameness than shared words, so these findings carry the lower confidence of a
+        point value and page only if the verifier also finds the two sentences
+        incompatible (`VerdictStage`)."""
+        if not checks or self.verifier is None:
+            return found
+        judged = self.verifier.judge([check.clauses for _, check in checks])
+        added = [(position, (-1, contradiction.Finding(
+            _amount_detector(check.prior.speaker), self.config.amount_confidence * 0.8,
+            check.claim, check.prior,
+            f"{check.values}; the earlier clause with {check.claim.object_text} in it "
+            f"entails this one, P {judgement.entailment:.2f}"), check.alignment))
+            for (position, check), judgement in zip(checks, judged, strict=True)
+            if judgement.entailment >= self.config.amount_same_entailment]
+        keyed = [((i, 1), f) for i, f in enumerate(found)] + [((p, 0), f) for p, f in added]
+        return [f for _, f in sorted(keyed, key=lambda kf: kf[0])]
 
     def _budget_finding(
         self, sentence: str, context: str, old_sentence: str, old_context: str, turn: int,
@@ -920,8 +934,8 @@ class Engine:
         """The answer names the user's budget as an amount the user's cap rules out
         (`aligned.budget_restated`): both sentences speak of one thing by construction."""
         shared = {"budget"}
-        new = _statement_fact(sentence, context, turn, clash[0], shared, "assistant")
-        old = _statement_fact(old_sentence, old_context, old_turn, clash[1], shared, "user")
+        new = _statement_fact(sentence, context, "assistant", turn, clash[0], shared)
+        old = _statement_fact(old_sentence, old_context, "user", old_turn, clash[1], shared)
         return (-1, contradiction.Finding(
             "user_fact", self.config.amount_confidence, new, old,
             f"{clash[0].surface} vs the user's cap of {clash[1].surface}"),
@@ -976,8 +990,6 @@ class Engine:
             return None  # "light from the Moon" / "light from the Sun"
         if aligned.numbered_names_differ(new.sentence, old.sentence):
             return None  # "Class 4-2" / "Class 4-1"
-        if _measures(new) and aligned.other_time_frame(new.sentence, old.sentence):
-            return None  # "on weekends it is 25 euros": not the price said for every day
         if _measures(new) and any(check(s) for s in (new.sentence, old.sentence)
                                   for check in (aligned.derived, aligned.crowded)):
             return None  # a worked calculation, or a list of values in one sentence
@@ -1066,6 +1078,30 @@ def _told_afresh(sentences: list[str]) -> list[str]:
     return sorted(words)[:_MAX_TOLD_WORDS]
 
 
+class _Said(NamedTuple):
+    """A sentence with amounts: the new answer's, or a remembered statement."""
+
+    sentence: str
+    context: str
+    turn: int
+    speaker: str
+
+    def fact(self, amount: amounts.Amount, about: set[str]) -> Fact:
+        return _statement_fact(self.sentence, self.context, self.speaker, self.turn, amount,
+                               about)
+
+
+@dataclass(frozen=True)
+class _MeaningCheck:
+    """Two clashing amounts waiting for the verifier to say whether they are one thing's."""
+
+    clauses: tuple[str, str]
+    claim: Fact
+    prior: Fact
+    alignment: float
+    values: str
+
+
 def _amount_detector(speaker: str) -> Detector:
     return "user_fact" if speaker == "user" else "numeric"
 
@@ -1079,8 +1115,8 @@ def _measures(fact: Fact) -> bool:
     return fact.relation == "amount" or bool(aligned.measured(fact.object_text))
 
 
-def _statement_fact(sentence: str, context: str, turn: int, amount: amounts.Amount,
-                    shared: set[str], speaker: str) -> Fact:
+def _statement_fact(sentence: str, context: str, speaker: str, turn: int,
+                    amount: amounts.Amount, shared: set[str]) -> Fact:
     """A sentence-level amount claim in the shape certificates quote."""
     return replace(sentence_fact(sentence, context, speaker, turn, " ".join(sorted(shared)[:4])),
                    relation="amount", object=amount.surface.lower(),

@@ -318,10 +318,10 @@ def _numbers_may_differ(state: ConversationState, turn: int, sentence: str,
         return True  # "a 40-minute ride" / "tickets from 15 EUR": different quantities
     if ours and theirs and all(aligned.two_prices(sentence, a, prior.sentence, b)
                                for a in ours for b in theirs if amounts.comparable(a, b)):
-        return True  # "20 euros for adults" / "10 euros for children"; "daily" / "weekly"
-    if (aligned.other_one(*pair) or _other_years(sentence, prior.sentence)
-            or aligned.other_time_frame(*pair)):
-        return True  # "the previous generation"; "today ... back in 2022"; "on weekends"
+        return True  # "20 euros for adults" / "10 euros for children"; "daily" / "weekly";
+        # "on weekends, ..." against a price said for every day
+    if aligned.other_one(*pair) or _other_years(sentence, prior.sentence):
+        return True  # "the previous generation"; "today ... back in 2022"
     return aligned.user_gave_amount(state.statements, prior.turn, turn)  # or a new plan
 
 
