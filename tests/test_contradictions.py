@@ -192,8 +192,9 @@ def test_a_new_count_of_days_leaves_a_daily_price_as_it_was() -> None:
 
 
 def test_the_meaning_checks_of_an_answer_are_one_bounded_verifier_call() -> None:
-    """An answer that restates dozens of remembered prices costs one verifier call of at
-    most `amount_meaning_checks` pairs, the first met in text order."""
+    """An answer that restates dozens of remembered prices (dropping the lake's name, so
+    the word gates pass them on) costs one verifier call of at most
+    `amount_meaning_checks` pairs."""
     full = build_engine()
     calls: list[list[tuple[str, str]]] = []
     real_judge = full.verifier.judge  # type: ignore[union-attr]
@@ -206,10 +207,10 @@ def test_the_meaning_checks_of_an_answer_are_one_bounded_verifier_call() -> None
     engine = Engine(full.config.model_copy(update={"amount_meaning_checks": 3}),
                     full.embedder, full.extractor, full.scorers, full.verifier)
     things = ["bike", "kayak", "canoe", "scooter", "paddleboard", "tent"]
-    listed = " ".join(f"A {t} rental on the lake costs about {10 + 3 * i} euros per day."
+    listed = " ".join(f"A {t} rental at Lake Bled costs about {10 + 3 * i} euros per day."
                       for i, t in enumerate(things))
-    answer = " ".join(f"For {50 + i} euros per day for the {t} rental, it's fair value."
-                      for i, t in enumerate(things))
+    answer = " ".join(f"At {50 + i} euros per day for the rental at the lake, it's fair "
+                      f"value." for i in range(len(things)))
     run_engine([("user", "What do rentals cost?"), ("assistant", listed), ("user", "And now?"),
                 ("assistant", answer)], engine=engine)
     # the meaning checks: an old clause with a new price, said nowhere in the conversation

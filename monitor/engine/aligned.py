@@ -43,8 +43,13 @@ def measured(sentence: str) -> tuple[Amount, ...]:
     """The comparable amounts of a sentence; none for a list of values or a calculation.
 
     Cached: the same remembered sentences are measured again at every later turn."""
-    found = [a for a in amounts.amounts(sentence) if a.quantity.dimension not in _UNCOMPARED]
+    found = [a for a in amounts.amounts(sentence) if a.quantity.dimension not in _UNCOMPARED
+             and not _AGE_AFTER.match(sentence, a.quantity.end)]
     return tuple(found) if len(found) <= MAX_AMOUNTS and not derived(sentence) else ()
+
+
+_AGE_AFTER = re.compile(r"-olds?\b", re.IGNORECASE)
+"""A "6-year-old" names who is meant, as "a 4-month-old puppy" does: no duration."""
 
 
 def _names(sentence: str) -> set[str]:
@@ -249,20 +254,24 @@ _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maxim
                     "minimum", "least", "usually", "typically", "generally", "total"})
 
 
+_SHORT_SPAN = {row[0]: row[2] for row in data.rows("rates.tsv") if row[1] == "short"}
 _RATE = re.compile(
     r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(day|week|month|year|hour|minute|night|person|"
-    r"head|serving|portion|lesson|session|visit|trip|meal|kg|km|mile|unit|item|page)\b",
-    re.IGNORECASE)
+    r"head|serving|portion|lesson|session|visit|trip|meal|kg|km|mile|unit|item|page|"
+    + "|".join(_SHORT_SPAN) + r")\b", re.IGNORECASE)
 _EVERY = re.compile(r"\bevery\s*$", re.IGNORECASE)
 
 
 def rate(sentence: str, amount: Amount) -> str | None:
-    """ "5 g per week", "3 meals a day", "€55/night": what the amount is counted against;
-    "every 20 minutes" is a frequency."""
+    """ "5 g per week", "3 meals a day", "€55/night", "$19/mo": what the amount is counted
+    against; "every 20 minutes" is a frequency."""
     if _EVERY.search(sentence[: amount.quantity.start]):
         return "every"
     match = _RATE.search(_STOP.split(sentence[amount.quantity.end:])[0])
-    return match.group(1).lower() if match else None
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    return _SHORT_SPAN.get(word, word)
 
 
 _SPAN_OF = {row[0]: row[2] for row in data.rows("rates.tsv") if row[1] == "adjective"}
@@ -364,7 +373,33 @@ def restated_clause(new: str, a: Amount, old: str, b: Amount) -> tuple[str, str]
     things = shared_words(premise, hypothesis) - cues.content_words(a.surface) - _MEASURE_WORDS
     if not things or aggregates(premise) != aggregates(hypothesis):
         return None
+    if any(_modifiers(premise, w).isdisjoint(_modifiers(hypothesis, w)) for w in things
+           if _modifiers(premise, w) and _modifiers(hypothesis, w)):
+        return None  # "a family ticket" / "a standard adult ticket": two variants
     return premise, hypothesis
+
+
+_MODIFIER_WINDOW = 2
+
+
+def _modifiers(text: str, word: str) -> set[str]:
+    """The content words right before `word` (a content word, as `cues.content_words`
+    writes it) wherever it stands in `text`, up to the first other word: what kind of
+    it the text means ("a standard tent pitch" -> standard, tent)."""
+    found: set[str] = set()
+    tokens = _TOKEN.findall(text.lower())
+    for i, token in enumerate(tokens):
+        if cues.content_words(token) != {word}:
+            continue
+        for before in reversed(tokens[max(0, i - _MODIFIER_WINDOW): i]):
+            words = cues.content_words(before)
+            if not words or _NUMBERISH.search(before):
+                break  # "trip to Santorini": "to" ends what modifies it
+            found |= words
+    return found - _MEASURE_WORDS
+
+
+_TOKEN = re.compile(r"[\w'$£€¥-]+")
 
 
 def aggregates(text: str) -> frozenset[str]:
@@ -412,17 +447,16 @@ def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int
 TIME_SPANS = frozenset({"minute", "hour", "day", "night", "week", "month", "year"})
 
 
-_HEADS = data.words("rates.tsv", "head")
-
-
-def leaves_rate(value: Amount) -> bool:
-    """A user's value that leaves a price per hour, day or month as it was: "we're
-    staying 7 nights", "I'm away for 8 days", "a 2-bedroom" rescale a total, not the
-    rate. Money may change it, and so may a count of heads ("we have three kids" for a
-    babysitter, "four lines" on a phone plan)."""
+def leaves_rate(value: Amount, span: str) -> bool:
+    """A user's value that counts what a rate is counted against: "we're staying 7 nights"
+    for a price per night, "I'm away for 8 days" for one per day rescale a total, not
+    the rate. Any other value may change it: a count of kids for a babysitter's hourly
+    rate, "a 4-month-old" for a puppy's daily food, "lifting for 5 years" for weekly
+    sets."""
     q = value.quantity
-    return not (q.dimension.startswith("currency")
-                or (q.dimension == "count" and q.unit in _HEADS))
+    said = _LETTERS.findall(q.surface.lower())
+    return (q.dimension == "count" and q.unit in {span, f"{span}s"}) or (
+        q.dimension == "time" and any(w in {span, f"{span}s"} for w in said))
 
 
 _YOUR_BUDGET = re.compile(r"\byour\b(?:\s+[^\s,;:.]+){0,3}?\s+budget\b", re.I)

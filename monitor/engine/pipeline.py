@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -847,12 +848,11 @@ class Engine:
         nor an addition ("bring one more 1 L bottle") or a possibility ("could be 30")."""
         # a price per night is not rescaled by "we're staying 7 nights"
         rate = aligned.span(new.sentence, clash[0])
-        per_time = (old.speaker != "user" and rate in aligned.TIME_SPANS
-                    and rate == aligned.span(old.sentence, clash[1]))
-        if aligned.user_gave_amount(
-                state.statements, old.turn, new.turn,
-                clash[0] if old.speaker == "user" else None,
-                unless=aligned.leaves_rate if per_time else None):
+        kept = (partial(aligned.leaves_rate, span=rate)
+                if rate is not None and rate in aligned.TIME_SPANS and old.speaker != "user"
+                and rate == aligned.span(old.sentence, clash[1]) else None)
+        if aligned.user_gave_amount(state.statements, old.turn, new.turn,
+                                    clash[0] if old.speaker == "user" else None, unless=kept):
             return False
         own = aligned.phrase(new.sentence, clash[0])
         return not (cues.adds_to(own) or cues.adds_to(aligned.phrase(old.sentence, clash[1]))

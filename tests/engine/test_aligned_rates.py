@@ -21,6 +21,9 @@ def spans(sentence: str) -> list[str | None]:
     ("Your rent is 1,100 euros monthly.", ["month"]),
     ("Parking is 20 euros nightly, with a view.", ["night"]),
     ("The room is €55/night.", ["night"]),
+    ("The Starter plan is $19/mo.", ["month"]),
+    ("Billed yearly, it is $190/yr.", ["year"]),
+    ("A sitter charges about $25 per hr.", ["hour"]),
     ("The rent is 1,100 euros.", [None]),
     # an adjective of the thing priced, not of its price
     ("A daily pass costs 10 euros.", ["day"]),

@@ -4,6 +4,8 @@ user values."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from monitor.engine import aligned, amounts
@@ -131,17 +133,23 @@ def test_a_frame_the_restatement_drops_or_one_in_another_clause_is_no_other_thin
                              "It takes about 16 weeks.")
 
 
-def test_a_count_of_nights_leaves_a_rate_but_a_count_of_heads_frees_it() -> None:
+def test_a_count_of_what_a_rate_is_counted_against_leaves_it() -> None:
     rate = amounts.amounts("It is about 25 euros per night.")[0]
+    kept = partial(aligned.leaves_rate, span="night")
     said = {
-        "We're staying 7 nights.": False, "I'm away for 8 days.": False,
-        "How long would a 2-bedroom take?": False, "We have three kids.": True,
-        "We need four lines.": True, "What if it's 30 euros a night?": True,
+        "We're staying 7 nights.": False, "We need it for one night.": False,
+        "I'm away for 8 days.": True, "How long would a 2-bedroom take?": True,
+        "We have three kids.": True, "What if it's 30 euros a night?": True,
     }
     for sentence, frees in said.items():
         rows = [(2, "user", sentence, "")]
         assert aligned.user_gave_amount(rows, 1, 3)  # a total may be rescaled by any
-        assert aligned.user_gave_amount(rows, 1, 3, unless=aligned.leaves_rate) is frees
+        assert aligned.user_gave_amount(rows, 1, 3, unless=kept) is frees, sentence
     moved = [(2, "user-revision", "Update: we moved the trip to Porto.", "")]
-    assert aligned.user_gave_amount(moved, 1, 3, unless=aligned.leaves_rate)
+    assert aligned.user_gave_amount(moved, 1, 3, unless=kept)
     assert not aligned.user_gave_amount(moved, 1, 3, rate)  # the user's own values: numbers
+
+
+def test_an_age_is_no_duration() -> None:
+    assert aligned.measured("My doctor prescribed amoxicillin for my 6-year-old.") == ()
+    assert [a.surface for a in aligned.measured("The course lasts 10 days.")] == ["10 days"]
