@@ -184,20 +184,25 @@ _FRONTED = re.compile(
     r"^\s*(?:for|with|on|in|at|during|over|under|after|before|from|by|without|including|"
     r"excluding|outside|inside|between|among|throughout|until|till)\b", re.IGNORECASE)
 _FRONTED_WORDS = 8
+_RELATIVE = re.compile(r"^\s*(?:which|who|that)\b", re.IGNORECASE)
 
 
 def clause(sentence: str, amount: Amount, surface: str | None = None) -> str:
-    """`phrase`, with the short qualifying phrases fronted before it: "For high school,
-    tuition is $28,500 a year", "On the basic Kindle, the battery lasts 10 weeks". What
-    the amount is the value of is often said there, and a clause without it reads as
-    any other thing's."""
-    segments = _CLAUSE_STOP.split(sentence[: amount.quantity.start])[:-1]
+    """`phrase`, with the short qualifying phrases fronted before it ("For high school,
+    tuition is $28,500 a year", "On the basic Kindle, the battery lasts 10 weeks") and,
+    for a relative clause, the clause it hangs on ("She'd need a standard adult ticket,
+    which is around £20"). What the amount is the value of is often said there, and a
+    clause without it reads as any other thing's."""
+    segments = _CLAUSE_STOP.split(sentence[: amount.quantity.start])
+    own = phrase(sentence, amount, surface).strip()
     lead: list[str] = []
-    for segment in reversed(segments):
+    if _RELATIVE.match(segments[-1]) and len(segments) > 1:
+        lead.append(segments.pop(-2).strip())  # "a family ticket, which is around £58"
+    for segment in reversed(segments[:-1]):
         if not _FRONTED.match(segment) or len(segment.split()) > _FRONTED_WORDS:
             break
         lead.insert(0, segment.strip())
-    return ", ".join([*lead, phrase(sentence, amount, surface).strip()])
+    return ", ".join([*lead, own])
 
 
 def attribute(sentence: str, amount: Amount) -> set[str]:

@@ -104,6 +104,9 @@ def test_an_age_is_not_another_version() -> None:
      "On the basic Kindle, the battery lasts up to 10 weeks."),
     ("A car under 60,000 miles sells for about $22,000.", "$22,000",
      "A car under 60,000 miles sells for about $22,000."),
+    # a relative clause hangs on the clause before it
+    ("You'd want a dedicated desk, which is closer to 320 euros per month.", "320 euros",
+     "You'd want a dedicated desk, which is closer to 320 euros per month."),
     # a fronted clause with a verb of its own is another statement
     ("If you book early, which most people do, the tour is 40 euros.", "40 euros",
      "the tour is 40 euros."),
