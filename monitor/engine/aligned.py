@@ -333,6 +333,12 @@ def conflicts(new: str, old: str) -> list[tuple[Amount, Amount]]:
     Two bounds in the same direction ("under 20-25 g" / "under about 50 g") state two
     thresholds for one limit, so they are compared as values.
     """
+    return list(_conflicts(new, old))
+
+
+@lru_cache(maxsize=4096)
+def _conflicts(new: str, old: str) -> tuple[tuple[Amount, Amount], ...]:
+    """Cached: both amount routes ask it of the same pair of sentences in one turn."""
     new_amounts, old_amounts = measured(new), measured(old)
     stated = {a.quantity.value for a in amounts.amounts(new)}
     found: list[tuple[Amount, Amount]] = []
@@ -343,13 +349,13 @@ def conflicts(new: str, old: str) -> list[tuple[Amount, Amount]]:
         for b in old_amounts:
             if not amounts.comparable(a, b) or _schedule_edge(a) or _schedule_edge(b):
                 continue
-            if _counted_apart(new, a, old, b) or _for_two_kinds(new, a, old, b):
-                continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too
-            if amounts.incompatible(*amounts.as_thresholds(a, b)):
+            if not amounts.incompatible(*amounts.as_thresholds(a, b)):
+                continue
+            if not (_counted_apart(new, a, old, b) or _for_two_kinds(new, a, old, b)):
                 found.append((a, b))
-    return found
+    return tuple(found)
 
 
 _MEASURE_WORDS = data.words("measure_words.tsv")
