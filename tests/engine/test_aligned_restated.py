@@ -124,9 +124,30 @@ def test_a_clause_keeps_its_fronted_qualifiers_and_numbers(sentence: str, value:
     ("A hot desk is around 300 euros per month.", "A dedicated desk is about 450 euros."),
     ("Out-of-state students pay about $48,000 per year.",
      "For residents, tuition is about $15,000 per year."),
+    ("A senior data analyst in Chicago usually earns about $98,000, and at large tech or "
+     "finance firms it can top $115,000.",
+     "Entry-level data analysts in Chicago typically earn about $68,000 a year, with a range "
+     "of roughly $58,000–$78,000 depending on the company."),
+    ("Private lessons are usually about $45 per lesson, and semi-private about $30 per child.",
+     "Group swim lessons cost about $120 for members."),
+    ("The Standard plan without ads is $17.99 a month.",
+     "The Standard plan with ads is $7.99 a month."),
+    ("Express shipping within the US usually takes 2 business days.",
+     "Standard shipping within the US usually takes 5 to 7 business days."),
+    ("For middle school, tuition is $23,500 a year.",
+     "For kindergarten, tuition is $18,000 a year."),
+    ("A four-bedroom villa with a private pool is about $420 a night.",
+     "A two-bedroom villa with a private pool is about $180 a night."),
 ])
 def test_another_frame_or_variant_is_another_things_value(new: str, old: str) -> None:
     assert aligned.conflicts(new, old) == []
+
+
+def test_one_variant_said_in_other_words_is_still_compared() -> None:
+    # "junior" and "entry-level" name one seniority: a changed salary is still a clash
+    assert aligned.conflicts(
+        "On a junior developer's salary of around €70,000 a year, you could still save.",
+        "Entry-level software engineers in Berlin typically earn €48,000 to €55,000 a year.")
 
 
 def test_a_frame_the_restatement_drops_or_one_in_another_clause_is_no_other_thing() -> None:
