@@ -136,6 +136,10 @@ def test_a_clause_keeps_its_fronted_qualifiers_and_numbers(sentence: str, value:
      "Standard shipping within the US usually takes 5 to 7 business days."),
     ("For middle school, tuition is $23,500 a year.",
      "For kindergarten, tuition is $18,000 a year."),
+    ("Catholic high schools in Philadelphia generally cost about $9,000 per year.",
+     "Catholic elementary schools in Philadelphia typically charge around $5,000 per year."),
+    ("Express shipping for that parcel usually costs about £45.",
+     "Economy shipping for a 2 kg parcel typically costs around £18."),
     ("A four-bedroom villa with a private pool is about $420 a night.",
      "A two-bedroom villa with a private pool is about $180 a night."),
 ])
