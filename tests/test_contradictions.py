@@ -131,6 +131,16 @@ def test_one_price_said_two_ways_still_conflicts(first: str, second: str) -> Non
     assert [c.detector for c in pair(first, second)] == ["numeric"]
 
 
+@pytest.mark.parametrize("first, second", [
+    ("Tickets are 25 euros for adults.", "Tickets are 15 euros for kids under 12."),
+    ("Entry is 10 euros for children.", "Entry is 20 euros for adults from the EU."),
+])
+def test_a_qualified_audience_keeps_its_kind(first: str, second: str) -> None:
+    """Found by the review of stop 41: a qualifier made the whole phrase name nothing, and
+    a price list paged."""
+    assert pair(first, second) == []
+
+
 def test_what_an_amount_buys_is_no_value_of_its_own() -> None:
     """The parse gives "the rental is for a bike" beside "the rental is 40 dollars per
     day": the bike is what the amount buys, so a kayak at that price is not the rental

@@ -59,8 +59,9 @@ def purpose(text: str, end: int) -> Purpose:
     as "**" or "/" aside). It reads on across "and"/"or" ("for adults and children") and
     keeps a leading count ("for 2 adults", "for 12 months"); it ends at a later number or
     at any other stop word but a determiner ("for the tour and 12 euros for ...", "for
-    the room which ..."). An audience narrowed in words ("for adults over 65", "for kids
-    under 12") and a filler ("for example") name nothing."""
+    the room which ..."), or at a qualifier ("for kids under 12" are kids). Adults
+    narrowed by an age ("for adults over 65", who may be the seniors of another price)
+    and a filler ("for example") name nothing."""
     return _purpose(_clause_after(text, end))
 
 
@@ -80,7 +81,8 @@ def _purpose(rest: str) -> Purpose:
     if any(t[0].isdigit() or t in _JOINS for t in tokens[:at]):
         return ()  # "20 euros and 10 for kids": the "for" is another amount's
     found: list[str] = []
-    for token in tokens[at + 1:]:
+    rest = tokens[at + 1:]
+    for i, token in enumerate(rest):
         if token[0].isdigit():
             if found:
                 break  # "for the tour and 12 euros for ...", "for kids 12 and under"
@@ -88,7 +90,10 @@ def _purpose(rest: str) -> Purpose:
         elif not token[0].isalpha():
             continue  # "for **adults**"
         elif token in _QUALIFIERS:
-            return ()  # "for adults over 65": which adults the phrase does not say
+            if "adult" in _kinds_of(tuple(found)).get("audience", ()) and any(
+                    t[0].isdigit() for t in rest[i + 1:i + 5]):
+                return ()  # "for adults over 65" may be the seniors' price
+            break  # "for kids under 12" are kids, "for adults from the EU" adults
         elif token in _ALSO or token in _COUNTS:
             found.append(token)  # "for adults and children", "for two weeks"
         elif token in cues.stop_words() and token not in _INNER:

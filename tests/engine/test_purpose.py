@@ -32,8 +32,10 @@ def purposes(sentence: str) -> list[tuple[str, ...]]:
     # cut at "and": each amount keeps its own
     ("You pay 50 euros for the tour and 12 euros for the ticket.", [("tour",), ("ticket",)]),
     # cut at any other stop word, or a number
-    # an audience narrowed in words the kinds cannot read names nothing
-    ("Tickets are 15 euros for kids under 12.", [(), ()]),
+    # a qualifier ends the phrase; adults narrowed by one may be seniors: no kind
+    ("Tickets are 15 euros for kids under 12.", [("kids",), ()]),
+    ("Entry is 10 euros for adults from the EU.", [("adults",)]),
+    ("Entry is 12 euros for adults over 65.", [(), ()]),
     ("It is 90 euros for the room which has a view.", [("room",)]),
     ("It costs 20 euros for 2 hours.", [("2", "hours"), ()]),
 ])
