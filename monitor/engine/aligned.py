@@ -290,7 +290,9 @@ _RATE_AFTER = re.compile(r"^\s*(" + "|".join(_SPAN_OF) + r")\b", re.IGNORECASE)
 def span(sentence: str, amount: Amount) -> str | None:
     """`rate`, or a rate said as an adjective of the price in the amount's clause ("the
     daily rental rate is 55 euros", "an annual premium of $2,300", "55 euros nightly");
-    not of the thing priced ("a daily pass costs 10 euros")."""
+    not of the thing priced ("the daily special is 12 euros"). The verb "costs" reads as
+    the noun "cost", so "a daily pass costs 10 euros" is counted per day: it keeps a
+    daily and a weekly pass apart, which "a daily pass is 10 euros" does not."""
     found = rate(sentence, amount)
     if found:
         return found

@@ -25,8 +25,9 @@ def spans(sentence: str) -> list[str | None]:
     ("Billed yearly, it is $190/yr.", ["year"]),
     ("A sitter charges about $25 per hr.", ["hour"]),
     ("The rent is 1,100 euros.", [None]),
-    # an adjective of the thing priced, not of its price
+    # the verb "costs" reads as the priced noun "cost" (see `aligned.span`)
     ("A daily pass costs 10 euros.", ["day"]),
+    # an adjective of the thing priced, not of its price
     ("The daily special is 12 euros.", [None]),
     ("The hotel offers a weekly cooking class that costs 40 euros.", [None]),
     # a rate word of another clause
