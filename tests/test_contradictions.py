@@ -184,6 +184,9 @@ def test_a_price_said_again_in_other_words_is_found_by_meaning(second: str) -> N
     "On weekends a city bike rental in Utrecht is about 16 euros per day.",  # a time frame
 ])
 def test_another_things_price_is_not_found_by_meaning(second: str) -> None:
+    """The whole engine's outcome. Which check turns each down (the name and time-frame
+    checks before the verifier, `restated_clause`'s guards, or the verifier itself) is
+    tested where the check lives: `tests/engine/test_aligned_restated.py`."""
     assert pair(_BIKE, second) == []
 
 

@@ -121,7 +121,8 @@ def test_a_clause_keeps_its_fronted_qualifiers_and_numbers(sentence: str, value:
     ("On weekends, an adult ticket is 25 euros.", "An adult ticket is 20 euros."),
     ("In the summer, a kayak rental is 30 euros per day.", "A kayak rental is 20 euros per day."),
     ("A single room is about 120 euros per night.", "A double room is about 180 euros per night."),
-    ("A hot desk is around 300 euros per month.", "A dedicated desk is about 450 euros."),
+    ("A hot desk is around 300 euros per month.",
+     "A dedicated desk is about 450 euros per month."),
     ("Out-of-state students pay about $48,000 per year.",
      "For residents, tuition is about $15,000 per year."),
     ("A senior data analyst in Chicago usually earns about $98,000, and at large tech or "
