@@ -236,15 +236,14 @@ def _for_two_kinds(new: str, a: Amount, old: str, b: Amount) -> bool:
             or bool(cues.time_frames(clause(new, a)) - cues.time_frames(clause(old, b))))
 
 
+@lru_cache(maxsize=4096)
 def _two_variants(ours: str, theirs: str) -> bool:
     """The two sentences name variants of a thing that exclude each other ("a single
     room" / "a double room", "one-way" / "return fares"): two things' values. Both must
     name one; a sentence that names two ("unlike a hot desk, a dedicated desk...") shares
     one with the other."""
     read = data.kinds_reader("variants.tsv")
-    kinds, their_kinds = _by_category(read(ours)), _by_category(read(theirs))
-    return any(not kinds[category] & their_kinds[category]
-               for category in kinds.keys() & their_kinds.keys())
+    return purpose.exclusive(_by_category(read(ours)), _by_category(read(theirs)))
 
 
 def _by_category(tags: frozenset[str]) -> dict[str, set[str]]:
@@ -386,8 +385,8 @@ def restated_clause(new: str, a: Amount, old: str, b: Amount) -> tuple[str, str]
     things = shared_words(premise, hypothesis) - cues.content_words(a.surface) - _MEASURE_WORDS
     if not things or aggregates(premise) != aggregates(hypothesis):
         return None
-    if any(_modifiers(premise, w).isdisjoint(_modifiers(hypothesis, w)) for w in things
-           if _modifiers(premise, w) and _modifiers(hypothesis, w)):
+    modified = [(_modifiers(premise, w), _modifiers(hypothesis, w)) for w in things]
+    if any(ours and theirs and ours.isdisjoint(theirs) for ours, theirs in modified):
         return None  # "a family ticket" / "a standard adult ticket": two variants
     return premise, hypothesis
 

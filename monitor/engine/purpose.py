@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from functools import cache, lru_cache
 
 from monitor import data
@@ -46,6 +48,8 @@ _JOINS = data.words("purposes.tsv", "joins")
 _ALSO = data.words("purposes.tsv", "also")
 _COUNTS = data.words("purposes.tsv", "count")
 _QUALIFIERS = data.words("purposes.tsv", "qualifier")
+_AGE_WORDS = 4
+"""Words after a qualifier in which an age narrows adults ("over the age of 65")."""
 _DETACH = (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x"), ("zes", "z"),
            ("ses", "s"), ("men", "man"), ("s", ""))
 """WordNet's detachment rules for nouns (morphy), longest ending first."""
@@ -81,8 +85,8 @@ def _purpose(rest: str) -> Purpose:
     if any(t[0].isdigit() or t in _JOINS for t in tokens[:at]):
         return ()  # "20 euros and 10 for kids": the "for" is another amount's
     found: list[str] = []
-    rest = tokens[at + 1:]
-    for i, token in enumerate(rest):
+    phrase = tokens[at + 1:]
+    for i, token in enumerate(phrase):
         if token[0].isdigit():
             if found:
                 break  # "for the tour and 12 euros for ...", "for kids 12 and under"
@@ -91,7 +95,7 @@ def _purpose(rest: str) -> Purpose:
             continue  # "for **adults**"
         elif token in _QUALIFIERS:
             if "adult" in _kinds_of(tuple(found)).get("audience", ()) and any(
-                    t[0].isdigit() for t in rest[i + 1:i + 5]):
+                    t[0].isdigit() for t in phrase[i + 1:i + 1 + _AGE_WORDS]):
                 return ()  # "for adults over 65" may be the seniors' price
             break  # "for kids under 12" are kids, "for adults from the EU" adults
         elif token in _ALSO or token in _COUNTS:
@@ -112,7 +116,13 @@ def different(ours: Purpose, theirs: Purpose) -> bool:
     adults" / "for children", "for an adult ticket" / "for a child ticket", "for the day"
     / "for the week". Not "for kids" / "for the children", and not two phrases without
     a kind, whatever their words."""
-    kinds, their_kinds = _kinds_of(ours), _kinds_of(theirs)
+    return exclusive(_kinds_of(ours), _kinds_of(theirs))
+
+
+def exclusive(kinds: Mapping[str, AbstractSet[str]],
+              their_kinds: Mapping[str, AbstractSet[str]]) -> bool:
+    """Both name kinds of one category (category -> kinds) and none of them in common:
+    adults / children, a single / a double room."""
     return any(not kinds[category] & their_kinds[category]
                for category in kinds.keys() & their_kinds.keys())
 
