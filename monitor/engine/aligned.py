@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -199,10 +200,51 @@ def clause(sentence: str, amount: Amount, surface: str | None = None) -> str:
     if _RELATIVE.match(segments[-1]) and len(segments) > 1:
         lead.append(segments.pop(-2).strip())  # "a family ticket, which is around £58"
     for segment in reversed(segments[:-1]):
-        if not _FRONTED.match(segment) or len(segment.split()) > _FRONTED_WORDS:
+        if not _qualifies(segment):
             break
         lead.insert(0, segment.strip())
     return ", ".join([*lead, own])
+
+
+def _qualifies(segment: str) -> bool:
+    """A short phrase that says which case a clause is about ("For a couple", "On the
+    basic Kindle", "During Carnival")."""
+    return bool(_FRONTED.match(segment)) and len(segment.split()) <= _FRONTED_WORDS
+
+
+def fronted(sentence: str) -> list[str]:
+    """The qualifying phrases a sentence opens with, before its own clause ("For a
+    couple, a moderate grocery budget is around $650" -> ["For a couple"])."""
+    lead: list[str] = []
+    for segment in _CLAUSE_STOP.split(sentence.strip(" *-#>"))[:-1]:
+        if not _qualifies(segment):
+            break
+        lead.append(segment.strip())
+    return lead
+
+
+def qualified_apart(new: str, old: str) -> str | None:
+    """What tells the things of two sentences apart, if anything: an opening qualifier
+    one says and the other does not ("For a couple, a grocery budget is $650" / "For a
+    single adult, ... $350"), or a noun both use with other modifiers ("an e-bike
+    rental" / "a basic city bike rental"). Values that differ under such sentences may be
+    two variants' values, not one value said twice: too weak a sign to drop a finding (a
+    restatement may add or drop a qualifier), enough to keep it from paging."""
+    for ours, theirs in ((new, old), (old, new)):
+        for lead in fronted(ours):
+            if cues.content_words(lead) - cues.content_words(theirs):
+                return lead
+    return _modified_apart(new, old, shared_words(new, old) - _MEASURE_WORDS)
+
+
+def _modified_apart(ours: str, theirs: str, things: AbstractSet[str]) -> str | None:
+    """The first of `things` (content words both texts use) that each text modifies with
+    other words ("a family ticket" / "a standard adult ticket"), said as such."""
+    for word in sorted(things):
+        mine, other = _modifiers(ours, word), _modifiers(theirs, word)
+        if mine and other and mine.isdisjoint(other):
+            return f"{word}: {', '.join(sorted(mine))} / {', '.join(sorted(other))}"
+    return None
 
 
 def attribute(sentence: str, amount: Amount) -> set[str]:
@@ -385,8 +427,7 @@ def restated_clause(new: str, a: Amount, old: str, b: Amount) -> tuple[str, str]
     things = shared_words(premise, hypothesis) - cues.content_words(a.surface) - _MEASURE_WORDS
     if not things or aggregates(premise) != aggregates(hypothesis):
         return None
-    modified = [(_modifiers(premise, w), _modifiers(hypothesis, w)) for w in things]
-    if any(ours and theirs and ours.isdisjoint(theirs) for ours, theirs in modified):
+    if _modified_apart(premise, hypothesis, things) is not None:
         return None  # "a family ticket" / "a standard adult ticket": two variants
     return premise, hypothesis
 

@@ -1020,6 +1020,12 @@ class Engine:
             page = (confidence >= self.config.page_confidence
                     and alignment >= self.config.page_alignment
                     and finding.detector in self.config.paging_detectors)
+        same_subject = _why_same(finding, alignment)
+        apart = aligned.qualified_apart(finding.claim.sentence, finding.prior.sentence) if (
+            page and finding.detector != "constraint") else None
+        if apart is not None:  # maybe two variants' values: no page rests on a guess
+            page = False
+            same_subject += f"; not paged: the sentences qualify it apart ({apart})"
         return ContradictionCertificate(
             id=content_id("certificate", event.conversation_id, event.turn_index,
                           prior.turn_index, finding.detector, claim.sentence, prior.sentence),
@@ -1032,7 +1038,7 @@ class Engine:
             confidence=confidence,
             severity="page" if page else "warn",
             explanation=contradiction.explain(finding),
-            same_subject=_why_same(finding, alignment),
+            same_subject=same_subject,
             verifier=VerifierJudgement(
                 model=self.verifier.model_id, contradiction=round_score(verdict.contradiction),
                 entailment=round_score(verdict.entailment),

@@ -185,3 +185,22 @@ def test_a_count_of_what_a_rate_is_counted_against_leaves_it() -> None:
 def test_an_age_is_no_duration() -> None:
     assert aligned.measured("My doctor prescribed amoxicillin for my 6-year-old.") == ()
     assert [a.surface for a in aligned.measured("The course lasts 10 days.")] == ["10 days"]
+
+
+@pytest.mark.parametrize("new, old, apart", [
+    ("For a couple, the grocery budget is about $650.",
+     "For a single adult, the grocery budget is about $350.", "For a couple"),
+    ("The room is 90 euros a night.", "During the festival, the room is 200 euros a night.",
+     "During the festival"),
+    ("An electric bike rental is 30 euros a day.", "A city bike rental is 12 euros a day.",
+     "bike: electric / city"),
+    # qualified alike, or not at all
+    ("For a couple, the grocery budget is about $650.",
+     "For a couple, the grocery budget is about $500.", None),
+    ("A city bike rental is 15 euros a day.", "A city bike rental is 12 euros a day.", None),
+    # a long opening clause is the sentence's own, not a qualifier
+    ("For the whole of the first week of your stay in the old town, the room is 90 euros.",
+     "The room is 120 euros.", None),
+])
+def test_what_qualifies_two_things_apart(new: str, old: str, apart: str | None) -> None:
+    assert aligned.qualified_apart(new, old) == apart
