@@ -140,6 +140,21 @@ def test_values_of_a_thing_qualified_alike_page(first: str, second: str) -> None
     assert [(c.detector, c.severity) for c in pair(first, second)] == [("numeric", "page")]
 
 
+def test_a_verdict_on_a_sentence_led_by_a_pronoun_warns() -> None:
+    """ "It" after a sentence that named two other plans: the verifier reads "It includes
+    phone support" against "the basic plan does not" (0.98), but which plan "it" is was
+    never read. The finding stays; it paged before."""
+    certs = run([
+        ("user", "Does the basic plan include phone support?"),
+        ("assistant", "No, the basic plan does not include phone support. For that you would "
+                      "need the pro plan or the business plan."),
+        ("user", "Which of those is cheaper?"),
+        ("assistant", "The pro plan is cheaper. It includes phone support."),
+    ])
+    assert [(c.detector, c.severity) for c in certs] == [("nli", "warn")]
+    assert "only by a pronoun" in certs[0].same_subject
+
+
 @pytest.mark.parametrize("first, second", [
     # an adjective of the thing, not of its price, on one side only
     ("The daily special costs 12 euros.", "The special costs 15 euros."),

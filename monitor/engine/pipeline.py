@@ -67,7 +67,7 @@ from monitor.engine.signals import (
     word_count,
 )
 from monitor.engine.state import ConversationState, RecentCertificate, RecentScore, Revision
-from monitor.engine.verdict import Scored, VerdictStage, sentence_fact
+from monitor.engine.verdict import Scored, VerdictStage, pronoun_led, sentence_fact
 from monitor.engine.verifier import Verifier
 from monitor.engine.warmup import warmup_turns
 
@@ -1021,11 +1021,10 @@ class Engine:
                     and alignment >= self.config.page_alignment
                     and finding.detector in self.config.paging_detectors)
         same_subject = _why_same(finding, alignment)
-        apart = aligned.qualified_apart(finding.claim.sentence, finding.prior.sentence) if (
-            page and finding.detector != "constraint") else None
-        if apart is not None:  # maybe two variants' values: no page rests on a guess
+        guess = _sameness_guessed(finding) if page else None
+        if guess is not None:  # no page rests on a guess
             page = False
-            same_subject += f"; not paged: the sentences qualify it apart ({apart})"
+            same_subject += f"; not paged: {guess}"
         return ContradictionCertificate(
             id=content_id("certificate", event.conversation_id, event.turn_index,
                           prior.turn_index, finding.detector, claim.sentence, prior.sentence),
@@ -1163,6 +1162,21 @@ def _conflict_key(finding: contradiction.Finding) -> str:
                      _normal(old.object_text or old.object or old.predicate)})
     return content_id(head_word(new.subject), contradiction.relation_key(new.relation),
                       finding.detector, values)[:16]
+
+
+def _sameness_guessed(finding: contradiction.Finding) -> str | None:
+    """Why the two sentences may not be about one thing after all, if they may not: a
+    sentence judged by meaning that names its subject only by a pronoun ("It offers an
+    async client" after "requests does not support async": which "it"?), or two that
+    qualify their thing apart (`aligned.qualified_apart`). Not for a broken constraint,
+    whose rule and offending word name what they are about."""
+    claim, prior = finding.claim.sentence, finding.prior.sentence
+    if finding.detector == "constraint":
+        return None
+    if finding.verdict is not None and pronoun_led(claim) and not pronoun_led(prior):
+        return "the sentence names its subject only by a pronoun"
+    apart = aligned.qualified_apart(claim, prior)
+    return None if apart is None else f"the sentences qualify it apart ({apart})"
 
 
 def _why_same(finding: contradiction.Finding, alignment: float) -> str:

@@ -41,6 +41,13 @@ _MIN_CONTENT_WORDS = 2
 _PRONOUN_LED = re.compile(r"^\W*(?:it|that|this|they|these|those|he|she)\b", re.I)
 """A sentence about something named elsewhere: two of them in different turns sharing no
 content word may well be about different things, and nothing in them says otherwise."""
+_PERSONAL_LED = re.compile(r"^\W*(?:it|they|he|she)\b", re.I)
+
+
+def pronoun_led(sentence: str) -> bool:
+    """The sentence names its subject only by a personal pronoun ("It offers an async
+    client"); "This plan", "That museum" name theirs."""
+    return bool(_PERSONAL_LED.match(sentence))
 
 
 @dataclass(frozen=True)
