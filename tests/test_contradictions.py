@@ -10,6 +10,7 @@ import pytest
 from monitor.contracts import ContradictionCertificate, TurnEvent
 from monitor.engine.pipeline import Engine
 from monitor.engine.state import ConversationState
+from monitor.engine.verdict import pronoun_led
 from monitor.runner.build import build_engine
 
 
@@ -127,7 +128,7 @@ def test_values_of_a_thing_qualified_apart_warn_and_do_not_page(first: str, seco
     that says why it did not page (each of these paged before)."""
     certs = pair(first, second)
     assert [(c.detector, c.severity) for c in certs] == [("numeric", "warn")]
-    assert "qualify it apart" in certs[0].same_subject
+    assert "may be about different things" in certs[0].same_subject
 
 
 @pytest.mark.parametrize("first, second", [
@@ -152,7 +153,50 @@ def test_a_verdict_on_a_sentence_led_by_a_pronoun_warns() -> None:
         ("assistant", "The pro plan is cheaper. It includes phone support."),
     ])
     assert [(c.detector, c.severity) for c in certs] == [("nli", "warn")]
-    assert "only by a pronoun" in certs[0].same_subject
+    assert "this sentence names its subject only by a pronoun" in certs[0].same_subject
+
+
+@pytest.mark.parametrize("sentence, led", [
+    ("It offers both a sync and an async client.", True),
+    ("They close at 6 pm on Sundays.", True),
+    ("This plan includes phone support.", False),
+    ("It is possible to bring dogs on the Eurostar.", False),
+    ("It's important that you book ahead.", False),
+    ("IT support is open at weekends.", False),
+])
+def test_what_names_its_subject_only_by_a_pronoun(sentence: str, led: bool) -> None:
+    assert pronoun_led(sentence) is led
+
+
+def test_a_conflict_kept_from_paging_by_a_guess_pages_where_it_is_named_alike() -> None:
+    """Each conflict is certified once, but a warning that rests on a guess of sameness
+    does not use up a later page: the third answer qualifies the night as the first did."""
+    certs = run([
+        ("user", "Tell me about the lodge."),
+        ("assistant", "In the dry season, a night at the lodge costs about $400."),
+        ("user", "Go on."),
+        ("assistant", "A night at the lodge costs about $250. Breakfast is included."),
+        ("user", "Go on."),
+        ("assistant", "In the dry season, a night at the lodge costs about $250. "
+                      "Dinner is extra."),
+        ("user", "Thanks."),
+        ("assistant", "In the dry season, a night at the lodge costs about $250, as I said."),
+    ])
+    assert [(c.turn_index, c.conflicts_with, c.severity) for c in certs] == [
+        (3, 1, "warn"), (5, 1, "page")]
+
+
+def test_a_conflict_said_twice_in_one_answer_is_certified_once() -> None:
+    """Once named alike (a page) and once without the qualifier (a guess): one
+    certificate, the page."""
+    certs = run([
+        ("user", "Tell me about the lodge."),
+        ("assistant", "In the dry season, a night at the lodge costs about $400."),
+        ("user", "Go on."),
+        ("assistant", "In the dry season, a night at the lodge costs about $250. So a night "
+                      "at the lodge costs about $250."),
+    ])
+    assert [(c.turn_index, c.conflicts_with, c.severity) for c in certs] == [(3, 1, "page")]
 
 
 @pytest.mark.parametrize("first, second", [

@@ -214,37 +214,100 @@ def _qualifies(segment: str) -> bool:
 
 def fronted(sentence: str) -> list[str]:
     """The qualifying phrases a sentence opens with, before its own clause ("For a
-    couple, a moderate grocery budget is around $650" -> ["For a couple"])."""
+    couple, a moderate grocery budget is around $650" -> ["For a couple"]); not framing
+    openings ("In total", "As a rule": `cues.frames_only`) nor a price that is the value
+    itself ("At about $35 an hour, ...")."""
     lead: list[str] = []
-    for segment in _CLAUSE_STOP.split(sentence.strip(" *-#>"))[:-1]:
+    for segment in _CLAUSE_STOP.split(_LIST_MARK.sub("", sentence, count=1))[:-1]:
         if not _qualifies(segment):
             break
-        lead.append(segment.strip())
+        segment = segment.strip(" *_\"'”’")
+        if not (cues.frames_only(segment) or _AT_PRICE.match(segment)):
+            lead.append(segment)
     return lead
 
 
-def qualified_apart(new: str, old: str) -> str | None:
-    """What tells the things of two sentences apart, if anything: an opening qualifier
-    one says and the other does not ("For a couple, a grocery budget is $650" / "For a
-    single adult, ... $350"), or a noun both use with other modifiers ("an e-bike
-    rental" / "a basic city bike rental"). Values that differ under such sentences may be
-    two variants' values, not one value said twice: too weak a sign to drop a finding (a
-    restatement may add or drop a qualifier), enough to keep it from paging."""
-    for ours, theirs in ((new, old), (old, new)):
+_LIST_MARK = re.compile(r"^[\s*#>\"'“‘(-]*(?:\d+[.)]\s+)?[\s*_\"'“‘]*")
+"""What opens a list item or a quote before its words ("1. ", "> ", "**", a quote mark)."""
+_AT_PRICE = re.compile(r"\s*at\s+(?:about\s+|around\s+|roughly\s+|just\s+|only\s+)?"
+                       r"(?:[$€£¥]|[A-Z]{3}\s?\d)", re.IGNORECASE)
+
+
+def qualified_apart(new: str, old: str, new_value: str | None = None,
+                    old_value: str | None = None) -> str | None:
+    """What tells the things of two sentences apart, if anything, said for a reader: an
+    opening qualifier one says and the other does not ("For a couple, a grocery budget is
+    $650" / "For a single adult, ... $350"), or a noun both use with other modifiers ("an
+    e-bike rental" / "a basic city bike rental") in the clauses of two amounts, where both
+    values are amounts the sentences state (`new_value`, `old_value`, as a finding writes
+    them: "about 90 euros a night"); a modifier elsewhere ("with free breakfast")
+    qualifies something else, and a sentence whose value is no amount is not read for
+    them. Values that differ under such sentences may be two variants' values, not one
+    value said twice: too weak a sign to drop a finding (a restatement may add or drop a
+    qualifier), enough to keep it from paging."""
+    for ours, theirs, whose in ((new, old, "this"), (old, new, "the earlier")):
         for lead in fronted(ours):
-            if cues.content_words(lead) - cues.content_words(theirs):
-                return lead
-    return _modified_apart(new, old, shared_words(new, old) - _MEASURE_WORDS)
+            if _unrelated(cues.content_words(lead), cues.content_words(theirs)):
+                return f'only {whose} sentence says "{lead}"'
+    new_clause, old_clause = _around(new, new_value), _around(old, old_value)
+    if new_clause is None or old_clause is None:
+        return None
+    return _modified_apart(new_clause, old_clause,
+                           shared_words(new_clause, old_clause) - _MEASURE_WORDS)
+
+
+def _around(sentence: str, value: str | None) -> str | None:
+    """The clause of the sentence's first amount that `value` states, if any."""
+    if not value:
+        return None
+    for amount in amounts.amounts(sentence):
+        if amount.surface in value:
+            return phrase(sentence, amount)
+    return None
 
 
 def _modified_apart(ours: str, theirs: str, things: AbstractSet[str]) -> str | None:
     """The first of `things` (content words both texts use) that each text modifies with
-    other words ("a family ticket" / "a standard adult ticket"), said as such."""
+    other words ("a family ticket" / "a standard adult ticket"), said as the two texts
+    say it; words that reckon a value ("average", "typical") name no kind."""
     for word in sorted(things):
-        mine, other = _modifiers(ours, word), _modifiers(theirs, word)
-        if mine and other and mine.isdisjoint(other):
-            return f"{word}: {', '.join(sorted(mine))} / {', '.join(sorted(other))}"
+        mine = _modifiers(ours, word) - _VALUE_MODIFIERS
+        other = _modifiers(theirs, word) - _VALUE_MODIFIERS
+        if mine and other and not any(_related(w, o) for w in mine for o in other):
+            return f'"{_noun_phrase(ours, word)}" against "{_noun_phrase(theirs, word)}"'
     return None
+
+
+_VALUE_MODIFIERS = data.words("value_modifiers.tsv")
+
+
+def _unrelated(words: AbstractSet[str], others: AbstractSet[str]) -> bool:
+    """Some of `words` has no form in `others`."""
+    return any(not any(_related(w, o) for o in others) for w in words)
+
+
+def _related(word: str, other: str) -> bool:
+    """Forms of one word: `cues.content_words` folds "taxes" to "taxe" and "tax" to
+    "tax", "children" to "children" and "child" to "child"; "business" is no form of
+    "bus"."""
+    short, long = sorted((word, other), key=len)
+    return long.startswith(short) and len(long) - len(short) <= _ENDING
+_ENDING = 3
+
+
+def _noun_phrase(text: str, word: str) -> str:
+    """`word` (a content word) with the modifiers before it, as `text` writes them, where
+    it has any."""
+    tokens = [token.strip("_") for token in _TOKEN.findall(text)]
+    for i, token in enumerate(tokens):
+        if cues.content_words(token.lower()) == {word}:
+            start = i
+            while start > max(0, i - _MODIFIER_WINDOW) and cues.content_words(
+                    tokens[start - 1].lower()) and not _NUMBERISH.search(tokens[start - 1]):
+                start -= 1
+            if start < i:
+                return " ".join(tokens[start: i + 1])
+    return word
 
 
 def attribute(sentence: str, amount: Amount) -> set[str]:

@@ -133,6 +133,18 @@ def describes_new_state(sentence: str) -> bool:
     return bool(_pattern("new_state").search(sentence))
 
 
+def frames_only(opening: str) -> bool:
+    """ "In total", "For the record", "As a rule": an opening, whole, that frames the
+    sentence, not one that says which of several things it is about ("In contrast to the
+    hostel", "At most hotels")."""
+    return " ".join(opening.lower().split()) in _discourse_openers()
+
+
+@cache
+def _discourse_openers() -> frozenset[str]:
+    return frozenset(_data()["discourse_openers"])
+
+
 def opens_conditional(sentence: str) -> bool:
     """ "If ...", "When ...": the sentence as a whole is conditional or generic."""
     match = _pattern("conditional_openers").match(sentence.lstrip(" *-\"'(“"))

@@ -528,12 +528,14 @@ class Engine:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
         findings += self._constraint_findings(state, turn, asserted)
         findings, owned_up = self._owned_up(state, event, findings)
-        findings = [f for f in findings if _conflict_key(f[1]) not in state.certified]
+        findings = [f for f in findings if self._uncertified(state, f[1], f[2])]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
                                        [f.confidence for _, f, _ in findings])
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         keep = self.config.max_certified
-        findings = [f for f in capped if state.certify(_conflict_key(f[1]), keep)]
+        sure = {_conflict_key(f) for _, f, a in capped if not self._guessed(f, a)}
+        findings = [f for f in capped if not (self._guessed(f[1], f[2]) and _conflict_key(
+            f[1]) in sure) and state.certify(self._certified_key(f[1], f[2]), keep)]
         for finding in owned_up:
             state.withdraw(finding.prior.turn, finding.prior.sentence, _owned_claim(finding),
                            turn)
@@ -1006,6 +1008,38 @@ class Engine:
             return None
         return similarity
 
+    def _pages(self, finding: contradiction.Finding, alignment: float) -> bool:
+        """The finding is sure enough to page, whether its sentences are about one thing
+        aside (`_sameness_guessed`)."""
+        if finding.detector not in self.config.paging_detectors:
+            return False
+        confidence = round_score(finding.confidence)
+        if finding.verdict is not None:  # judged by meaning: the calibrated threshold decides
+            return confidence >= self.config.verifier_page
+        return (confidence >= self.config.page_confidence
+                and alignment >= self.config.page_alignment)
+
+    def _guessed(self, finding: contradiction.Finding, alignment: float) -> bool:
+        """The finding would page but for a guess of sameness (`_sameness_guessed`)."""
+        return self._pages(finding, alignment) and _sameness_guessed(finding) is not None
+
+    def _certified_key(self, finding: contradiction.Finding, alignment: float) -> str:
+        """The key the conflict is remembered by (`_conflict_key`); one kept from paging
+        by a guess of sameness has a key of its own (`_uncertified`)."""
+        key = _conflict_key(finding)
+        return f"{key}{_GUESSED}" if self._guessed(finding, alignment) else key
+
+    def _uncertified(self, state: ConversationState, finding: contradiction.Finding,
+                     alignment: float) -> bool:
+        """The conflict was not certified before. A conflict is certified once per
+        conversation, but one kept from paging by a guess of sameness is certified once
+        more where a later turn names the thing alike and it pages."""
+        key = _conflict_key(finding)
+        if key in state.certified:
+            return False
+        return f"{key}{_GUESSED}" not in state.certified or (
+            self._pages(finding, alignment) and not self._guessed(finding, alignment))
+
     def _certificate(
         self, event: TurnEvent, finding: contradiction.Finding, alignment: float
     ) -> ContradictionCertificate:
@@ -1013,18 +1047,12 @@ class Engine:
         prior = _claim(finding.prior, _conflict_words(finding.prior, finding.detector))
         confidence = round_score(finding.confidence)
         verdict = finding.verdict
-        if verdict is not None:  # judged by meaning: the calibrated threshold decides
-            page = (confidence >= self.config.verifier_page
-                    and finding.detector in self.config.paging_detectors)
-        else:
-            page = (confidence >= self.config.page_confidence
-                    and alignment >= self.config.page_alignment
-                    and finding.detector in self.config.paging_detectors)
+        page = self._pages(finding, alignment)
         same_subject = _why_same(finding, alignment)
         guess = _sameness_guessed(finding) if page else None
         if guess is not None:  # no page rests on a guess
             page = False
-            same_subject += f"; not paged: {guess}"
+            same_subject += f"; not paged, as the two may be about different things: {guess}"
         return ContradictionCertificate(
             id=content_id("certificate", event.conversation_id, event.turn_index,
                           prior.turn_index, finding.detector, claim.sentence, prior.sentence),
@@ -1165,18 +1193,24 @@ def _conflict_key(finding: contradiction.Finding) -> str:
 
 
 def _sameness_guessed(finding: contradiction.Finding) -> str | None:
-    """Why the two sentences may not be about one thing after all, if they may not: a
-    sentence judged by meaning that names its subject only by a pronoun ("It offers an
-    async client" after "requests does not support async": which "it"?), or two that
-    qualify their thing apart (`aligned.qualified_apart`). Not for a broken constraint,
-    whose rule and offending word name what they are about."""
-    claim, prior = finding.claim.sentence, finding.prior.sentence
+    """Why the two sentences may not be about one thing after all, for a reader, if they
+    may not: a finding of the verifier alone on a sentence that names its subject only by
+    a pronoun ("It offers an async client" after "requests does not support async": which
+    "it"?),
+    or two sentences that qualify their thing apart (`aligned.qualified_apart`). Not for
+    a broken constraint, whose rule and offending word name what they are about."""
+    claim, prior = finding.claim, finding.prior
     if finding.detector == "constraint":
         return None
-    if finding.verdict is not None and pronoun_led(claim) and not pronoun_led(prior):
-        return "the sentence names its subject only by a pronoun"
-    apart = aligned.qualified_apart(claim, prior)
-    return None if apart is None else f"the sentences qualify it apart ({apart})"
+    if finding.detector == "nli":  # the verifier's alone: the rules read no subject
+        for sentence, whose in ((claim.sentence, "this"), (prior.sentence, "the earlier")):
+            if pronoun_led(sentence):
+                return f"{whose} sentence names its subject only by a pronoun"
+    return aligned.qualified_apart(claim.sentence, prior.sentence, claim.object_text,
+                                   prior.object_text)
+
+
+_GUESSED = ":guessed"
 
 
 def _why_same(finding: contradiction.Finding, alignment: float) -> str:

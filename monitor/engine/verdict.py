@@ -41,13 +41,21 @@ _MIN_CONTENT_WORDS = 2
 _PRONOUN_LED = re.compile(r"^\W*(?:it|that|this|they|these|those|he|she)\b", re.I)
 """A sentence about something named elsewhere: two of them in different turns sharing no
 content word may well be about different things, and nothing in them says otherwise."""
-_PERSONAL_LED = re.compile(r"^\W*(?:it|they|he|she)\b", re.I)
+_PERSONAL_LED = re.compile(r"^\W*(?:[Ii]t|[Tt]hey|[Hh]e|[Ss]he)\b")
+_DUMMY_IT = re.compile(
+    r"^\W*[Ii]t(?:(?:['’]s|\s+(?:is|was|will be|would be|can be|may be|might be|takes|took))"
+    r"\s+(?:\S+\s+){0,4}?(?:to|that)\b|\s+(?:turns|turned) out\b|"
+    r"\s+(?:seems|seemed|appears|appeared|looks|looked|sounds|sounded)\b|"
+    r"(?:['’]s|\s+(?:is|was|has been|should be)) (?:said|reported|noted|known|worth)\b)")
+"""An "it" that stands for what follows ("It is possible to bring dogs", "It turns out
+the hotel costs...", "It seems the museum...")."""
 
 
 def pronoun_led(sentence: str) -> bool:
     """The sentence names its subject only by a personal pronoun ("It offers an async
-    client"); "This plan", "That museum" name theirs."""
-    return bool(_PERSONAL_LED.match(sentence))
+    client"); "This plan" and "That museum" name theirs, "It is possible to bring dogs"
+    names it later, and "IT" is a department."""
+    return bool(_PERSONAL_LED.match(sentence)) and not _DUMMY_IT.match(sentence)
 
 
 @dataclass(frozen=True)

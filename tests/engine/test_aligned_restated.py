@@ -189,18 +189,57 @@ def test_an_age_is_no_duration() -> None:
 
 @pytest.mark.parametrize("new, old, apart", [
     ("For a couple, the grocery budget is about $650.",
-     "For a single adult, the grocery budget is about $350.", "For a couple"),
+     "For a single adult, the grocery budget is about $350.",
+     'only this sentence says "For a couple"'),
     ("The room is 90 euros a night.", "During the festival, the room is 200 euros a night.",
-     "During the festival"),
-    ("An electric bike rental is 30 euros a day.", "A city bike rental is 12 euros a day.",
-     "bike: electric / city"),
+     'only the earlier sentence says "During the festival"'),
+    ("1. **For a couple,** the grocery budget is about $650.",
+     "The grocery budget is about $350.", 'only this sentence says "For a couple"'),
     # qualified alike, or not at all
     ("For a couple, the grocery budget is about $650.",
      "For a couple, the grocery budget is about $500.", None),
-    ("A city bike rental is 15 euros a day.", "A city bike rental is 12 euros a day.", None),
+    ("Including taxes, the room is 120 euros.", "Including tax, the room is 100 euros.", None),
+    ("With children, the ticket is 40 euros.", "With a child, the ticket is 30 euros.", None),
     # a long opening clause is the sentence's own, not a qualifier
     ("For the whole of the first week of your stay in the old town, the room is 90 euros.",
      "The room is 120 euros.", None),
+    # openings that frame the sentence, speak of the user's case or give the value
+    ("In total, the Hotel Lumiere costs 140 euros a night.",
+     "The Hotel Lumiere costs 90 euros a night.", None),
+    ("At about $35 an hour, a cleaner is affordable.", "A cleaner costs $25 an hour.", None),
+    # a whole opening decides, and the user's own case may be another's
+    ("In contrast to the hostel, a double room costs about 150 euros.",
+     "A double room costs about 90 euros.", 'only this sentence says "In contrast to the hostel"'),
+    ("At most hotels near the station, a double room costs about 150 euros.",
+     "A double room costs about 90 euros.",
+     'only this sentence says "At most hotels near the station"'),
+    ("For your kids, a ticket to the zoo costs 12 euros.", "A ticket to the zoo costs 25 euros.",
+     'only this sentence says "For your kids"'),
+    ("At 5,000 meters, the temperature is about -10 C.", "The temperature is about 15 C.",
+     'only this sentence says "At 5,000 meters"'),
 ])
 def test_what_qualifies_two_things_apart(new: str, old: str, apart: str | None) -> None:
     assert aligned.qualified_apart(new, old) == apart
+
+
+@pytest.mark.parametrize("new, old, values, apart", [
+    ("An electric bike rental is about 30 euros a day.", "A city bike rental is 12 euros a day.",
+     ("about 30 euros a day", "12 euros a day"), '"electric bike" against "city bike"'),
+    ("A city bike rental is 15 euros a day.", "A city bike rental is 12 euros a day.",
+     ("15 euros a day", "12 euros a day"), None),
+    # "with free breakfast" qualifies the breakfast, not the room that costs 90 euros
+    ("A double room costs 90 euros a night, with free breakfast.",
+     "A double room costs 140 euros a night, with continental breakfast.",
+     ("90 euros a night", "140 euros a night"), None),
+    # words that reckon a value name no kind; "business" is no form of "bus"
+    ("The average rent for a one-bedroom is $1,500.",
+     "The typical rent for a one-bedroom is $2,100.", ("$1,500", "$2,100"), None),
+    ("A business class ticket costs about $900.", "A bus ticket costs about $40.",
+     ("about $900", "about $40"), '"business class ticket" against "bus ticket"'),
+    # no amount stated, no clause to read modifiers in
+    ("An electric bike rental is cheap.", "A city bike rental is dear.", ("cheap", "dear"),
+     None),
+])
+def test_modifiers_are_read_in_the_clauses_of_the_two_values(
+        new: str, old: str, values: tuple[str, str], apart: str | None) -> None:
+    assert aligned.qualified_apart(new, old, *values) == apart
