@@ -236,11 +236,20 @@ def test_incomparable(a: str, b: str) -> None:
         "during the 1990s", "between 5 and 10 guests", "2-3 people", "from 5 to 10 people",
         "five to ten guests", "the one I like", "one of them", "half the guests",
         "someone often weighs it", "a day", "twice a day", "hundreds of people",
+        # idioms whose number words count nothing
+        "One-to-one maths tutoring", "one-on-one coaching", "1-on-1 sessions",
+        "a one-to-many mapping", "They arrived one by one.",
     ],
 )
 def test_not_quantities(text: str) -> None:
     qs = [q for q in parse_quantities(text) if q.dimension != "ordinal"]
     assert qs == [], qs
+
+
+@pytest.mark.parametrize("text", ["1:1 driving lessons", "a 16:9 screen", "mixed 2:1 with water"])
+def test_a_ratio_counts_nothing(text: str) -> None:
+    """Its terms are bare numbers: "1:1 driving lessons" are not 1 driving."""
+    assert {q.dimension for q in parse_quantities(text)} == {"number"}
 
 
 def test_ordinal_is_not_count() -> None:

@@ -802,6 +802,20 @@ def _money(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
         emit(m.start(), m.end(), v, code, f"currency:{code}")
 
 
+def _not_amounts(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
+    """Idioms whose number words are no amounts ("one-to-one tutoring", "one by one"):
+    claim their characters and emit nothing."""
+    for m in _NOT_AMOUNTS_RE.finditer(text):
+        if spans.free(m.start(), m.end()):
+            spans.claim(m.start(), m.end())
+
+
+_NOT_AMOUNTS_RE = re.compile(
+    r"(?<![\w-])(?:" + "|".join(re.escape(p) for p in sorted(
+        _TABLES["words"]["not_amounts"], key=len, reverse=True)) + r")(?![\w-])",
+    re.IGNORECASE)
+
+
 def _ranges(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
     """Ranges are not point values: claim their characters and emit nothing."""
     for m in _RANGE_RE.finditer(text):
@@ -829,6 +843,9 @@ def _numbers(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
             continue  # "the 1990s", "the 80's": decades, not numbers
         if text.startswith(("+ ", "+\t"), e):
             e += 1  # "6+ years": what follows the plus is what the number measures
+        if text[max(0, s - 2): s].endswith(":") and text[max(0, s - 2): s][:1].isdigit():
+            emit(s, e, _digits_value(m), "number", "number")
+            continue  # "a 16:9 screen", "1:1 lessons": a ratio's second term counts nothing
         _classify(text, s, e, _digits_value(m), True, spans, emit)
     for m in _WORD_NUM_RE.finditer(text):
         s = m.start()
@@ -847,8 +864,8 @@ def _numbers(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
 
 
 _STAGES: tuple[Callable[[str, str, _Spans, _Emit], None], ...] = (
-    _dates, _clock_digits, _clock_relative, _clock_words, _duration_idioms, _money, _ranges,
-    _ordinals, _numbers,
+    _not_amounts, _dates, _clock_digits, _clock_relative, _clock_words, _duration_idioms,
+    _money, _ranges, _ordinals, _numbers,
 )
 """The stages of `parse_quantities`, most specific first."""
 
