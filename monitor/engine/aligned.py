@@ -230,7 +230,8 @@ def fronted(sentence: str) -> list[str]:
 _LIST_MARK = re.compile(r"^[\s*#>\"'“‘(-]*(?:\d+[.)]\s+)?[\s*_\"'“‘]*")
 """What opens a list item or a quote before its words ("1. ", "> ", "**", a quote mark)."""
 _AT_PRICE = re.compile(r"\s*at\s+(?:about\s+|around\s+|roughly\s+|just\s+|only\s+)?"
-                       r"(?:[$€£¥]|[A-Z]{3}\s?\d)", re.IGNORECASE)
+                       r"(?:[$€£¥]|(?-i:[A-Z]{3})\s?\d)", re.IGNORECASE)
+"""A price that opens the sentence ("At about $35 an hour", "At CAD 55 per person")."""
 
 
 def qualified_apart(new: str, old: str, new_value: str | None = None,
@@ -286,13 +287,16 @@ def _unrelated(words: AbstractSet[str], others: AbstractSet[str]) -> bool:
     return any(not any(_related(w, o) for o in others) for w in words)
 
 
+_ENDING = 3
+"""The most letters a longer form of a word adds ("child" -> "children")."""
+
+
 def _related(word: str, other: str) -> bool:
     """Forms of one word: `cues.content_words` folds "taxes" to "taxe" and "tax" to
     "tax", "children" to "children" and "child" to "child"; "business" is no form of
     "bus"."""
     short, long = sorted((word, other), key=len)
     return long.startswith(short) and len(long) - len(short) <= _ENDING
-_ENDING = 3
 
 
 def _noun_phrase(text: str, word: str) -> str:

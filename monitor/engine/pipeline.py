@@ -533,9 +533,12 @@ class Engine:
                                        [f.confidence for _, f, _ in findings])
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         keep = self.config.max_certified
-        sure = {_conflict_key(f) for _, f, a in capped if not self._guessed(f, a)}
-        findings = [f for f in capped if not (self._guessed(f[1], f[2]) and _conflict_key(
-            f[1]) in sure) and state.certify(self._certified_key(f[1], f[2]), keep)]
+        guessed = [self._guessed(f, a) for _, f, a in capped]
+        sure = {_conflict_key(f) for (_, f, _), guess in zip(capped, guessed, strict=True)
+                if not guess}
+        findings = [f for f, guess in zip(capped, guessed, strict=True)
+                    if not (guess and _conflict_key(f[1]) in sure)
+                    and state.certify(_certified_key(f[1], guess), keep)]
         for finding in owned_up:
             state.withdraw(finding.prior.turn, finding.prior.sentence, _owned_claim(finding),
                            turn)
@@ -1023,12 +1026,6 @@ class Engine:
         """The finding would page but for a guess of sameness (`_sameness_guessed`)."""
         return self._pages(finding, alignment) and _sameness_guessed(finding) is not None
 
-    def _certified_key(self, finding: contradiction.Finding, alignment: float) -> str:
-        """The key the conflict is remembered by (`_conflict_key`); one kept from paging
-        by a guess of sameness has a key of its own (`_uncertified`)."""
-        key = _conflict_key(finding)
-        return f"{key}{_GUESSED}" if self._guessed(finding, alignment) else key
-
     def _uncertified(self, state: ConversationState, finding: contradiction.Finding,
                      alignment: float) -> bool:
         """The conflict was not certified before. A conflict is certified once per
@@ -1196,9 +1193,9 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     """Why the two sentences may not be about one thing after all, for a reader, if they
     may not: a finding of the verifier alone on a sentence that names its subject only by
     a pronoun ("It offers an async client" after "requests does not support async": which
-    "it"?),
-    or two sentences that qualify their thing apart (`aligned.qualified_apart`). Not for
-    a broken constraint, whose rule and offending word name what they are about."""
+    "it"?), or two sentences that qualify their thing apart (`aligned.qualified_apart`).
+    Not for a broken constraint, whose rule and offending word name what they are
+    about."""
     claim, prior = finding.claim, finding.prior
     if finding.detector == "constraint":
         return None
@@ -1208,6 +1205,13 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
                 return f"{whose} sentence names its subject only by a pronoun"
     return aligned.qualified_apart(claim.sentence, prior.sentence, claim.object_text,
                                    prior.object_text)
+
+
+def _certified_key(finding: contradiction.Finding, guessed: bool) -> str:
+    """The key the conflict is remembered by (`_conflict_key`); one kept from paging by a
+    guess of sameness has a key of its own (`Engine._uncertified`)."""
+    key = _conflict_key(finding)
+    return f"{key}{_GUESSED}" if guessed else key
 
 
 _GUESSED = ":guessed"

@@ -843,7 +843,7 @@ def _numbers(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
             continue  # "the 1990s", "the 80's": decades, not numbers
         if text.startswith(("+ ", "+\t"), e):
             e += 1  # "6+ years": what follows the plus is what the number measures
-        if text[max(0, s - 2): s].endswith(":") and text[max(0, s - 2): s][:1].isdigit():
+        if s >= 2 and text[s - 1] == ":" and text[s - 2].isdigit():
             emit(s, e, _digits_value(m), "number", "number")
             continue  # "a 16:9 screen", "1:1 lessons": a ratio's second term counts nothing
         _classify(text, s, e, _digits_value(m), True, spans, emit)

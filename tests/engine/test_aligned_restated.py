@@ -217,6 +217,8 @@ def test_an_age_is_no_duration() -> None:
      'only this sentence says "For your kids"'),
     ("At 5,000 meters, the temperature is about -10 C.", "The temperature is about 15 C.",
      'only this sentence says "At 5,000 meters"'),
+    ("At the 2 pm matinee, tickets are 20 euros.", "Tickets are 25 euros.",
+     'only this sentence says "At the 2 pm matinee"'),
 ])
 def test_what_qualifies_two_things_apart(new: str, old: str, apart: str | None) -> None:
     assert aligned.qualified_apart(new, old) == apart
