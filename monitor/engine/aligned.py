@@ -13,7 +13,7 @@ values is incompatible (see `amounts.incompatible`). Sentences that name differe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
@@ -303,14 +303,9 @@ def _noun_phrase(text: str, word: str) -> str:
     """`word` (a content word) with the modifiers before it, as `text` writes them, where
     it has any."""
     tokens = [token.strip("_") for token in _TOKEN.findall(text)]
-    for i, token in enumerate(tokens):
-        if cues.content_words(token.lower()) == {word}:
-            start = i
-            while start > max(0, i - _MODIFIER_WINDOW) and cues.content_words(
-                    tokens[start - 1].lower()) and not _NUMBERISH.search(tokens[start - 1]):
-                start -= 1
-            if start < i:
-                return " ".join(tokens[start: i + 1])
+    for start, i in _modified_at(tokens, word):
+        if start < i:
+            return " ".join(tokens[start: i + 1])
     return word
 
 
@@ -507,16 +502,25 @@ def _modifiers(text: str, word: str) -> set[str]:
     writes it) wherever it stands in `text`, up to the first other word: what kind of
     it the text means ("a standard tent pitch" -> standard, tent)."""
     found: set[str] = set()
-    tokens = _TOKEN.findall(text.lower())
+    tokens = _TOKEN.findall(text)
+    for start, i in _modified_at(tokens, word):
+        for before in tokens[start:i]:
+            found |= cues.content_words(before)
+    return found - _MEASURE_WORDS
+
+
+def _modified_at(tokens: Sequence[str], word: str) -> Iterator[tuple[int, int]]:
+    """(where its modifiers start, where it stands) for each token that is `word`: the
+    content words right before it, up to `_MODIFIER_WINDOW`, stop at the first other word
+    ("trip to Santorini": "to" ends what modifies it) or number."""
     for i, token in enumerate(tokens):
         if cues.content_words(token) != {word}:
             continue
-        for before in reversed(tokens[max(0, i - _MODIFIER_WINDOW): i]):
-            words = cues.content_words(before)
-            if not words or _NUMBERISH.search(before):
-                break  # "trip to Santorini": "to" ends what modifies it
-            found |= words
-    return found - _MEASURE_WORDS
+        start = i
+        while start > max(0, i - _MODIFIER_WINDOW) and cues.content_words(
+                tokens[start - 1]) and not _NUMBERISH.search(tokens[start - 1]):
+            start -= 1
+        yield start, i
 
 
 _TOKEN = re.compile(r"[\w'$£€¥-]+")

@@ -533,12 +533,13 @@ class Engine:
                                        [f.confidence for _, f, _ in findings])
         cut = {"certificates": len(findings) - len(capped)} if len(capped) < len(findings) else {}
         keep = self.config.max_certified
-        guessed = [self._guessed(f, a) for _, f, a in capped]
-        sure = {_conflict_key(f) for (_, f, _), guess in zip(capped, guessed, strict=True)
-                if not guess}
-        findings = [f for f, guess in zip(capped, guessed, strict=True)
-                    if not (guess and _conflict_key(f[1]) in sure)
-                    and state.certify(_certified_key(f[1], guess), keep)]
+        guesses = [self._guess(f, a) for _, f, a in capped]
+        sure = {_conflict_key(f) for (_, f, _), guess in zip(capped, guesses, strict=True)
+                if guess is None}
+        kept = [(f, guess) for f, guess in zip(capped, guesses, strict=True)
+                if not (guess is not None and _conflict_key(f[1]) in sure)
+                and state.certify(_certified_key(f[1], guess is not None), keep)]
+        findings = [f for f, _ in kept]
         for finding in owned_up:
             state.withdraw(finding.prior.turn, finding.prior.sentence, _owned_claim(finding),
                            turn)
@@ -547,7 +548,8 @@ class Engine:
             self.verdict.remember(state, turn, "assistant", claims, subjects)
         # a claim that corrects a mistake is the right one: it anchors later turns
         certified = {i for i, f, _ in findings if i >= 0 and f.detector != "self_correction"}
-        return [self._certificate(event, f, a) for _, f, a in findings], certified, cut
+        return ([self._certificate(event, f, a, guess) for (_, f, a), guess in kept],
+                certified, cut)
 
     def _owned_up(
         self, state: ConversationState, event: TurnEvent, findings: list[Scored]
@@ -1022,9 +1024,10 @@ class Engine:
         return (confidence >= self.config.page_confidence
                 and alignment >= self.config.page_alignment)
 
-    def _guessed(self, finding: contradiction.Finding, alignment: float) -> bool:
-        """The finding would page but for a guess of sameness (`_sameness_guessed`)."""
-        return self._pages(finding, alignment) and _sameness_guessed(finding) is not None
+    def _guess(self, finding: contradiction.Finding, alignment: float) -> str | None:
+        """Why a finding that would page may be about two things (`_sameness_guessed`):
+        it is then a warning."""
+        return _sameness_guessed(finding) if self._pages(finding, alignment) else None
 
     def _uncertified(self, state: ConversationState, finding: contradiction.Finding,
                      alignment: float) -> bool:
@@ -1035,20 +1038,20 @@ class Engine:
         if key in state.certified:
             return False
         return f"{key}{_GUESSED}" not in state.certified or (
-            self._pages(finding, alignment) and not self._guessed(finding, alignment))
+            self._pages(finding, alignment) and _sameness_guessed(finding) is None)
 
     def _certificate(
-        self, event: TurnEvent, finding: contradiction.Finding, alignment: float
+        self, event: TurnEvent, finding: contradiction.Finding, alignment: float,
+        guess: str | None,
     ) -> ContradictionCertificate:
+        """The finding as a certificate; `guess` (`_guess`) keeps it from paging."""
         claim = _claim(finding.claim, _conflict_words(finding.claim, finding.detector))
         prior = _claim(finding.prior, _conflict_words(finding.prior, finding.detector))
         confidence = round_score(finding.confidence)
         verdict = finding.verdict
-        page = self._pages(finding, alignment)
+        page = self._pages(finding, alignment) and guess is None  # no page rests on a guess
         same_subject = _why_same(finding, alignment)
-        guess = _sameness_guessed(finding) if page else None
-        if guess is not None:  # no page rests on a guess
-            page = False
+        if guess is not None:
             same_subject += f"; not paged, as the two may be about different things: {guess}"
         return ContradictionCertificate(
             id=content_id("certificate", event.conversation_id, event.turn_index,

@@ -805,7 +805,12 @@ def _money(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
 def _not_amounts(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
     """Idioms whose number words are no amounts ("one-to-one tutoring", "one by one"):
     claim their characters and emit nothing."""
-    for m in _NOT_AMOUNTS_RE.finditer(text):
+    _claim_all(_NOT_AMOUNTS_RE, text, spans)
+
+
+def _claim_all(pattern: re.Pattern[str], text: str, spans: _Spans) -> None:
+    """Claim every free match of `pattern`, so no later stage reads a number in it."""
+    for m in pattern.finditer(text):
         if spans.free(m.start(), m.end()):
             spans.claim(m.start(), m.end())
 
@@ -818,9 +823,7 @@ _NOT_AMOUNTS_RE = re.compile(
 
 def _ranges(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
     """Ranges are not point values: claim their characters and emit nothing."""
-    for m in _RANGE_RE.finditer(text):
-        if spans.free(m.start(), m.end()):
-            spans.claim(m.start(), m.end())
+    _claim_all(_RANGE_RE, text, spans)
 
 
 def _ordinals(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
