@@ -476,6 +476,25 @@ def _kids_shopping(pizza: str) -> Turns:
 That should come in well under £100.""")]
 
 
+def _reunion(invitation: str) -> Turns:
+    """A head count the user raised, then an invitation that counts the people as guests."""
+    return [
+        ("user", "Organising a school reunion dinner in a hotel function room, about 50 "
+                 "people. What should I budget for?"),
+        ("assistant", "A three-course dinner in a hotel function room usually costs £45-60 a "
+                      "head, plus a room hire fee."),
+        ("user", "Update: more classmates replied, so we're now at 70 people. Can you write "
+                 "the invitation email?"),
+        ("assistant", f"""Here you go:
+
+Dear classmate,
+
+Twenty years on, it's time to catch up! {invitation}
+
+Please reply by 1 May so we can confirm numbers with the hotel."""),
+    ]
+
+
 MEETUP_BUDGET: Turns = [
     ("user", "Organising a customer meetup in Austin, about 40 people, budget $4k. What do I "
              "need?"),
@@ -536,6 +555,10 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
                       "Your 2 kids can help hand out the treasure hunt prizes.")],
     # the new budget replaces the budget, not a price that happens to equal the old one
     "revised_budget_leaves_other_prices": MEETUP_BUDGET,
+    # the sentence names the new head count beside the old one: it follows the update
+    "guests_beside_the_raised_head_count": _reunion(
+        "The room seats 50 guests at round tables, so with 70 people we'll use the long "
+        "banquet layout."),
     "quoted_words_of_someone_else": QUOTED_READER,
     "speech_about_someone_else": SPEECH_FOR_DAD,
     "draft_agrees_with_the_user": DRAFT_AGREES,
@@ -742,6 +765,9 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     # a table row goes back to the head count the user replaced
     "replaced_count_back_in_a_table_row": (_kids_shopping("Pizza for 12 kids"), 3, 2),
     # the same after a user's "2-4pm", once read as a subtraction that hid the "12 kids"
+    # the invitation goes back to the head count the user raised, counting "guests"
+    "raised_head_count_back_as_guests": (
+        _reunion("We're keeping it to about 50 guests, so there's room to talk."), 3, 2),
     "replaced_count_after_a_hyphen_range": (
         [("user", KIDS_PARTY[1].replace("from 2 to 4pm", "2-4pm")),
          *_kids_shopping("Pizza for 12 kids")[1:]], 3, 2),

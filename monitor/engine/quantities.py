@@ -376,6 +376,7 @@ def _wordset(words: str) -> frozenset[str]:
 
 
 _IRREGULAR_PLURALS: dict[str, str] = dict(_TABLES["plurals"])
+_COUNTED_ALIKE: dict[str, str] = dict(_TABLES["counted_alike"])
 _STOP = _wordset(_TABLES["words"]["stop"])
 _ADJ = _wordset(_TABLES["words"]["adjectives"])
 _MONTHS: dict[str, int] = dict(_TABLES["months"])
@@ -924,7 +925,7 @@ def _classify(text: str, s: int, e: int, value: float, is_digits: bool, spans: _
     allow_of = words is not None and len(words) > 0 and words[-1] in ("couple", "dozen")
     noun = _noun_after(text, e, allow_of)
     if noun is not None:
-        emit(s, noun[1], value, noun[0], "count")
+        emit(s, noun[1], value, _COUNTED_ALIKE.get(noun[0], noun[0]), "count")
         return
     if not is_digits and words == ["one"]:
         return  # "the one", "one of them": a pronoun far more often than a number

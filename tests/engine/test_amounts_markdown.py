@@ -30,7 +30,7 @@ def test_a_hyphen_between_numbers_is_a_range_and_a_spaced_minus_a_calculation() 
     # "2-4pm", "8-9 hours": how people type ranges, so the sentence's amounts are read
     assert not derived("12 kids coming, 2-4pm on a Saturday.")
     (kids, *_) = measured("12 kids coming, 2-4pm on a Saturday.")
-    assert kids.quantity.unit == "kid"
+    assert kids.quantity.unit == "child"
     # a worked step is still a calculation, its numbers steps rather than claims
     assert derived("That leaves 12 - 4 cookies.") and derived("12-4=8 cookies")
     assert derived("3 x 4 rows of chairs") and derived("12 minus 4 is 8")
