@@ -23,6 +23,17 @@ _RANGE = re.compile(
     rf"(?P<b>[^\s\d]{{0,3}}{_NUM})",
     re.IGNORECASE,
 )
+_WORD_RANGE = re.compile(
+    rf"(?:\bbetween\s+(?P<a2>{quantities.NUMBER_WORD_RUN})\s+and\s+"
+    rf"|(?:\bfrom\s+)?\b(?P<a>{quantities.NUMBER_WORD_RUN})\s+(?:to|or)\s+)"
+    rf"(?P<b>{quantities.NUMBER_WORD_RUN})\b",
+    re.IGNORECASE,
+)
+"""A range in words: "three to four small meals", "two or three hours", "between two and
+three years"."""
+_SCALE_WORD = re.compile(r"\b(?:dozen|hundred|thousand|million|billion|trillion)\b",
+                         re.IGNORECASE)
+"""A scale said once for both ends ("one to two hundred") is not read: 100-200, not 1-200."""
 _HEDGE = r"(?:\s+(?:about|around|roughly|approximately|approx\.?|~))?"
 _UPPER_BEFORE = re.compile(
     r"\b(?:max(?:imum)?|at most|up to|no more than|not more than|under|less than|below|"
@@ -76,8 +87,8 @@ def amounts(text: str) -> list[Amount]:
 def _amounts(text: str) -> tuple[Amount, ...]:
     found: list[Amount] = []
     taken: list[tuple[int, int]] = []
-    for match in _RANGE.finditer(text):
-        prefix = match.group("pre") or ""
+    for match in (*_RANGE.finditer(text), *_WORD_RANGE.finditer(text)):
+        prefix = match.groupdict().get("pre") or ""
         if prefix and match.group("b")[:1].isdigit():
             upper = quantities.parse_quantities(prefix + text[match.start("b"):])
             upper = [replace(q, start=q.start - len(prefix), end=q.end - len(prefix))
@@ -89,8 +100,14 @@ def _amounts(text: str) -> tuple[Amount, ...]:
         if not upper or upper[0].start != 0:
             continue
         high_q = upper[0]
-        raw_b = quantities.parse_number(re.sub(r"^[^\d]+", "", match.group("b")))
-        raw_a = quantities.parse_number(match.group("a"))
+        raw_b = quantities.parse_number(
+            match.group("b") if match.re is _WORD_RANGE  # digits after a sign: "to £40"
+            else re.sub(r"^[^\d]+", "", match.group("b")))
+        low_words = match.group("a") or match.group("a2")
+        raw_a = quantities.parse_number(low_words)
+        if (match.re is _WORD_RANGE and _SCALE_WORD.search(match.group("b"))
+                and not _SCALE_WORD.search(low_words)):
+            continue
         if raw_a is None or raw_b is None or raw_b == 0 or high_q.dimension in {
                 "clock", "date", "year", "ordinal"}:
             continue

@@ -514,10 +514,12 @@ _AND_HALF_RE = re.compile(r"[ \t]+and[ \t]+a[ \t]+half\b", re.IGNORECASE)
 # no comma: "3 days, 72 hours" is a list of restatements, not one 3-day-72-hour span
 _COMPOUND_SEP_RE = re.compile(r"[ \t]*(?:and[ \t]+)?", re.IGNORECASE)
 
-_WORD_RUN = rf"(?:{_WORD_ALT})(?:[- ](?:{_WORD_ALT}))*"
+NUMBER_WORD_RUN = rf"(?:{_WORD_ALT})(?:[- ](?:{_WORD_ALT}))*"
+"""A number said in words ("three", "twenty-five", "one hundred"), as a pattern: the ends
+of a range written in words ("three to four meals") are read by `amounts` too."""
 _RANGE_RE = re.compile(
     rf"(?<![\w.,])(?:{_DIGITS})[ \t]*(?:-|–|—|to)[ \t]*-?(?:{_DIGITS})(?![\d])"
-    rf"|\b{_WORD_RUN}[ \t]+(?:to|or)[ \t]+{_WORD_RUN}\b"
+    rf"|\b{NUMBER_WORD_RUN}[ \t]+(?:to|or)[ \t]+{NUMBER_WORD_RUN}\b"
     rf"|(?<![\w.,])(?:{_DIGITS})[ \t]+or[ \t]+(?:{_DIGITS})(?![\d])"
     rf"|\bbetween[ \t]+(?:{_DIGITS}|(?:{_WORD_ALT})(?:[- ](?:{_WORD_ALT}))*)[ \t]+and[ \t]+"
     rf"(?:{_DIGITS}|(?:{_WORD_ALT})(?:[- ](?:{_WORD_ALT}))*)\b",

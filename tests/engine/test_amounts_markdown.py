@@ -18,6 +18,25 @@ def test_an_approximate_amount_allows_a_band_and_a_bound_is_open() -> None:
     assert (span.shape, span.low, span.high) == ("range", 40.0, 60.0)
 
 
+def test_a_range_in_words_is_read_as_its_interval() -> None:
+    # "two to three hours" said nothing before: the range's words were claimed and no
+    # amount was read
+    (meals,) = amounts("Kittens do best on three to four small meals a day.")
+    assert (meals.shape, meals.low, meals.high, meals.quantity.unit) == (
+        "range", 3.0, 4.0, "meal")
+    (hours,) = amounts("The hike takes two or three hours.")
+    assert (hours.low, hours.high) == (7200.0, 10800.0)
+    (years,) = amounts("Most people need between two and three years.")
+    assert (years.shape, years.low / years.high) == ("range", 2 / 3)
+    (minutes,) = amounts("Simmer for twenty-five to thirty minutes.")
+    assert (minutes.low, minutes.high) == (1500.0, 1800.0)
+    assert incompatible(meals, amounts("Two meals a day is all she needs.")[0])
+    # a scale said once for both ends is not guessed: 100-200, not 1-200
+    assert amounts("It costs one to two hundred dollars.") == []
+    # a clock time and an idiom are no ranges
+    assert measured("It is ten to five.") == () and measured("one-to-one tutoring") == ()
+
+
 def test_amounts_conflict_only_when_their_bands_do_not_meet() -> None:
     (about_two,) = amounts("The flight takes about 2 hours.")
     (two,) = amounts("The flight takes 2 hours.")
