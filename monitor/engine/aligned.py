@@ -54,7 +54,10 @@ _AGE_AFTER = re.compile(r"-olds?\b", re.IGNORECASE)
 
 
 def _names(sentence: str) -> set[str]:
-    return {m.group(0).lower() for m in _NAME.finditer(sentence.strip(" *-#>"))}
+    """Capitalised words inside the sentence; not a function word after a label ("Meals:
+    Since ...")."""
+    return {m.group(0).lower() for m in _NAME.finditer(sentence.strip(" *-#>"))} - (
+        cues.clause_words())
 
 
 _ARITHMETIC = re.compile(

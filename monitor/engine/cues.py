@@ -44,6 +44,12 @@ def _pattern(name: str) -> re.Pattern[str]:
     return _words(name)
 
 
+@cache
+def clause_words() -> frozenset[str]:
+    """Function words that open a clause and name nothing, capitalised or not."""
+    return frozenset(_data()["clause_words"])
+
+
 def is_creative_request(prompt: str) -> bool:
     """The user asked for composed text (a story, a role, a letter, a template)."""
     return asks_for_fiction(prompt) or bool(_pattern("creative_requests").search(prompt))

@@ -245,3 +245,14 @@ def test_what_qualifies_two_things_apart(new: str, old: str, apart: str | None) 
 def test_modifiers_are_read_in_the_clauses_of_the_two_values(
         new: str, old: str, values: tuple[str, str], apart: str | None) -> None:
     assert aligned.qualified_apart(new, old, *values) == apart
+
+
+def test_a_function_word_after_a_label_names_nothing() -> None:
+    # "Since" after "Meals:" is not at the sentence's start, yet it names nothing
+    new = "Meals: Since she's 10 weeks old, two meals a day is all she needs."
+    old = "Kittens under six months usually do best on three to four small meals a day."
+    assert not aligned.names_differ(new, old)
+    assert not aligned.names_differ("Tip: You can book a table online.",
+                                    "You can book a table by phone.")
+    # names are still names
+    assert aligned.names_differ("Meals: Luna gets two meals a day.", old)
