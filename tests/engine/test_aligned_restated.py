@@ -143,6 +143,10 @@ def test_a_clause_keeps_its_fronted_qualifiers_and_numbers(sentence: str, value:
      "Economy shipping for a 2 kg parcel typically costs around £18."),
     ("A four-bedroom villa with a private pool is about $420 a night.",
      "A two-bedroom villa with a private pool is about $180 a night."),
+    ("A nurse practitioner in Ohio typically earns about $115,000 a year.",
+     "Registered nurses in Ohio earn around $78,000 a year."),
+    ("Registration for the Chicago Half Marathon is about $95.",
+     "Registration for the Chicago Marathon costs about $230."),
 ])
 def test_another_frame_or_variant_is_another_things_value(new: str, old: str) -> None:
     assert aligned.conflicts(new, old) == []
@@ -153,6 +157,13 @@ def test_one_variant_said_in_other_words_is_still_compared() -> None:
     assert aligned.conflicts(
         "On a junior developer's salary of around €70,000 a year, you could still save.",
         "Entry-level software engineers in Berlin typically earn €48,000 to €55,000 a year.")
+
+
+def test_one_race_or_role_named_alike_is_still_compared() -> None:
+    assert aligned.conflicts("Registration for the Chicago Marathon is about $230.",
+                             "The Chicago Marathon's registration fee is about $150.")
+    assert aligned.conflicts("A registered nurse in Ohio earns about $110,000 a year.",
+                             "Registered nurses in Ohio earn around $78,000 a year.")
 
 
 def test_a_frame_the_restatement_drops_or_one_in_another_clause_is_no_other_thing() -> None:
