@@ -765,12 +765,12 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     # a table row goes back to the head count the user replaced
     "replaced_count_back_in_a_table_row": (_kids_shopping("Pizza for 12 kids"), 3, 2),
     # the same after a user's "2-4pm", once read as a subtraction that hid the "12 kids"
-    # the invitation goes back to the head count the user raised, counting "guests"
-    "raised_head_count_back_as_guests": (
-        _reunion("We're keeping it to about 50 guests, so there's room to talk."), 3, 2),
     "replaced_count_after_a_hyphen_range": (
         [("user", KIDS_PARTY[1].replace("from 2 to 4pm", "2-4pm")),
          *_kids_shopping("Pizza for 12 kids")[1:]], 3, 2),
+    # the invitation goes back to the head count the user raised, counting "guests"
+    "raised_head_count_back_as_guests": (
+        _reunion("We're keeping it to about 50 guests, so there's room to talk."), 3, 2),
 }
 
 

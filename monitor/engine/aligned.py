@@ -54,10 +54,22 @@ _AGE_AFTER = re.compile(r"-olds?\b", re.IGNORECASE)
 
 
 def _names(sentence: str) -> set[str]:
-    """Capitalised words inside the sentence; not a function word after a label ("Meals:
-    Since ...")."""
-    return {m.group(0).lower() for m in _NAME.finditer(sentence.strip(" *-#>"))} - (
-        cues.clause_words())
+    """Capitalised words inside the sentence; not a function word that opens a clause
+    after a label or a dash ("Meals: Since ...", "Tip: You ..."): "ChatGPT Plus" and "IT"
+    stay names."""
+    text = sentence.strip(" *-#>")
+    return {m.group(0).lower() for m in _NAME.finditer(text)
+            if not _opens_clause(text, m)}
+
+
+_CLAUSE_BREAK = re.compile(r"(?:[:(\u2014\u2013]|\s-)[\s*_]*$")
+"""A label's colon, a dash or a bracket, then the clause's first word."""
+
+
+def _opens_clause(text: str, word: re.Match[str]) -> bool:
+    found = word.group(0)
+    return (found[1:].islower() and found.lower() in cues.clause_words()
+            and bool(_CLAUSE_BREAK.search(text, 0, word.start())))
 
 
 _ARITHMETIC = re.compile(

@@ -23,14 +23,18 @@ _RANGE = re.compile(
     rf"(?P<b>[^\s\d]{{0,3}}{_NUM})",
     re.IGNORECASE,
 )
+_AND_A_HALF = r"\s+and\s+a\s+half\b"
 _WORD_RANGE = re.compile(
     rf"(?:\bbetween\s+(?P<a2>{quantities.NUMBER_WORD_RUN})\s+and\s+"
-    rf"|(?:\bfrom\s+)?\b(?P<a>{quantities.NUMBER_WORD_RUN})\s+(?:to|or)\s+)"
+    rf"|(?:\bfrom\s+)?\b(?P<a>{quantities.NUMBER_WORD_RUN}(?:{_AND_A_HALF})?)\s+(?:to|or)\s+)"
     rf"(?P<b>{quantities.NUMBER_WORD_RUN})\b",
     re.IGNORECASE,
 )
 """A range in words: "three to four small meals", "two or three hours", "between two and
-three years"."""
+three years", "one and a half to two hours". Written high to low it is no range: "ten to
+five" is a clock time, "a nine to five job" a kind of job."""
+_HALF_MORE = re.compile(_AND_A_HALF, re.IGNORECASE)
+"""The high end goes on: "two to two and a half hours" ends at 2.5 hours, not 2."""
 _SCALE_WORD = re.compile(r"\b(?:dozen|hundred|thousand|million|billion|trillion)\b",
                          re.IGNORECASE)
 """A scale said once for both ends ("one to two hundred") is not read: 100-200, not 1-200."""
@@ -103,10 +107,13 @@ def _amounts(text: str) -> tuple[Amount, ...]:
         raw_b = quantities.parse_number(
             match.group("b") if match.re is _WORD_RANGE  # digits after a sign: "to £40"
             else re.sub(r"^[^\d]+", "", match.group("b")))
+        if raw_b is not None and _HALF_MORE.match(text, match.end("b")):
+            raw_b += 0.5
         low_words = match.group("a") or match.group("a2")
         raw_a = quantities.parse_number(low_words)
-        if (match.re is _WORD_RANGE and _SCALE_WORD.search(match.group("b"))
-                and not _SCALE_WORD.search(low_words)):
+        if match.re is _WORD_RANGE and (
+                (_SCALE_WORD.search(match.group("b")) and not _SCALE_WORD.search(low_words))
+                or raw_a is None or raw_b is None or raw_a >= raw_b):
             continue
         if raw_a is None or raw_b is None or raw_b == 0 or high_q.dimension in {
                 "clock", "date", "year", "ordinal"}:

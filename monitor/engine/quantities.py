@@ -405,6 +405,18 @@ def singular(word: str) -> str:
     return w
 
 
+_LAST_WORD_RE = re.compile(r"[A-Za-z']+$")
+
+
+def _counted_unit(lemma: str, text_to_noun: str, value: float) -> str:
+    """The unit of a count: the noun's lemma, or the people it counts alike ("40 guests"
+    and "60 people" are both persons). A singular after a number above one is a modifier,
+    not what is counted ("3 guest speakers", "194 guest rooms"): it keeps its lemma."""
+    last = _LAST_WORD_RE.search(text_to_noun)
+    plural = last is not None and last.group(0).lower() != lemma
+    return _COUNTED_ALIKE.get(lemma, lemma) if plural or value == 1 else lemma
+
+
 def _is_noun_candidate(w: str) -> bool:
     """Could ``w`` be the counted noun? (not a function word, number word or month)."""
     lw = w.lower()
@@ -927,7 +939,7 @@ def _classify(text: str, s: int, e: int, value: float, is_digits: bool, spans: _
     allow_of = words is not None and len(words) > 0 and words[-1] in ("couple", "dozen")
     noun = _noun_after(text, e, allow_of)
     if noun is not None:
-        emit(s, noun[1], value, _COUNTED_ALIKE.get(noun[0], noun[0]), "count")
+        emit(s, noun[1], value, _counted_unit(noun[0], text[:noun[1]], value), "count")
         return
     if not is_digits and words == ["one"]:
         return  # "the one", "one of them": a pronoun far more often than a number

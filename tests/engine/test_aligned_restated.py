@@ -265,5 +265,9 @@ def test_a_function_word_after_a_label_names_nothing() -> None:
     assert not aligned.names_differ(new, old)
     assert not aligned.names_differ("Tip: You can book a table online.",
                                     "You can book a table by phone.")
-    # names are still names
+    # names are still names, those spelt like function words too
     assert aligned.names_differ("Meals: Luna gets two meals a day.", old)
+    assert aligned.different_names("A subscription to ChatGPT Plus costs $20 a month.",
+                                   "A subscription to ChatGPT Pro costs $200 a month.")
+    assert aligned.different_names("The state sales tax in OR is 0%.",
+                                   "The state sales tax in WA is 6.5%.")

@@ -33,8 +33,17 @@ def test_a_range_in_words_is_read_as_its_interval() -> None:
     assert incompatible(meals, amounts("Two meals a day is all she needs.")[0])
     # a scale said once for both ends is not guessed: 100-200, not 1-200
     assert amounts("It costs one to two hundred dollars.") == []
-    # a clock time and an idiom are no ranges
-    assert measured("It is ten to five.") == () and measured("one-to-one tutoring") == ()
+    # a half on either end
+    (roast,) = amounts("Roast for two to two and a half hours.")
+    assert (roast.low, roast.high) == (7200.0, 9000.0)
+    (drive,) = amounts("It takes one and a half to two hours.")
+    assert (drive.low, drive.high) == (5400.0, 7200.0)
+    # written high to low it is a clock time or an idiom, no range
+    assert [a.quantity.dimension for a in amounts("Meet me at ten to five outside.")] == [
+        "clock"]
+    assert not [a for a in amounts("She works a nine to five job, at two to one odds.")
+                if a.shape == "range"]
+    assert measured("one to one tutoring") == ()
 
 
 def test_amounts_conflict_only_when_their_bands_do_not_meet() -> None:
