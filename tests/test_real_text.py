@@ -476,6 +476,17 @@ def _kids_shopping(pizza: str) -> Turns:
 That should come in well under £100.""")]
 
 
+def _offsite_lunch(between: str, total: str) -> Turns:
+    """A price per head, the user's head count, then a total at another price per head."""
+    return [
+        ("user", "What does a buffet lunch for a company offsite usually cost in Leeds?"),
+        ("assistant", "A buffet lunch from a local caterer costs about £25 per head, drinks "
+                      "included."),
+        ("user", between),
+        ("assistant", total),
+    ]
+
+
 def _reunion(invitation: str) -> Turns:
     """A head count the user raised, then an invitation that counts the people as guests."""
     return [
@@ -556,6 +567,10 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
     # the new budget replaces the budget, not a price that happens to equal the old one
     "revised_budget_leaves_other_prices": MEETUP_BUDGET,
     # the sentence names the new head count beside the old one: it follows the update
+    # the user's own new price per head licenses the total
+    "caterers_quote_replaces_the_price_per_head": _offsite_lunch(
+        "We'll be 60 people, and the caterer quoted us £32 per head. What's the total?",
+        "At £32 per head, 60 people comes to £1,920 for the lunch."),
     "guests_beside_the_raised_head_count": _reunion(
         "The room seats 50 guests at round tables, so with 70 people we'll use the long "
         "banquet layout."),
@@ -768,6 +783,10 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     "replaced_count_after_a_hyphen_range": (
         [("user", KIDS_PARTY[1].replace("from 2 to 4pm", "2-4pm")),
          *_kids_shopping("Pizza for 12 kids")[1:]], 3, 2),
+    # the user's head count does not change a price per head
+    "price_per_head_changed_after_the_head_count": (_offsite_lunch(
+        "We'll be 60 people. What's the total?",
+        "At £32 per head, 60 people comes to £1,920 for the buffet lunch."), 3, 1),
     # the invitation goes back to the head count the user raised, counting "guests"
     "raised_head_count_back_as_guests": (
         _reunion("We're keeping it to about 50 guests, so there's room to talk."), 3, 2),

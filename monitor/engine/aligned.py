@@ -377,11 +377,11 @@ _VAGUE = frozenset({"about", "around", "roughly", "approximately", "max", "maxim
                     "minimum", "least", "usually", "typically", "generally", "total"})
 
 
-_SHORT_SPAN = {row[0]: row[2] for row in data.rows("rates.tsv") if row[1] == "short"}
+_SPAN_WORDS = {row[0]: row[2] for row in data.rows("rates.tsv") if row[1] in {"short", "alike"}}
 _RATE = re.compile(
     r"(?:\b(?:per|a|an|each|every)\s+|/\s*)(day|week|month|year|hour|minute|night|person|"
-    r"head|serving|portion|lesson|session|visit|trip|meal|kg|km|mile|unit|item|page|"
-    + "|".join(_SHORT_SPAN) + r")\b", re.IGNORECASE)
+    r"serving|portion|lesson|session|visit|trip|meal|kg|km|mile|unit|item|page|"
+    + "|".join(_SPAN_WORDS) + r")\b", re.IGNORECASE)
 _EVERY = re.compile(r"\bevery\s*$", re.IGNORECASE)
 
 
@@ -394,7 +394,7 @@ def rate(sentence: str, amount: Amount) -> str | None:
     if match is None:
         return None
     word = match.group(1).lower()
-    return _SHORT_SPAN.get(word, word)
+    return _SPAN_WORDS.get(word, word)
 
 
 _SPAN_OF = {row[0]: row[2] for row in data.rows("rates.tsv") if row[1] == "adjective"}
@@ -583,15 +583,18 @@ def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int
     )
 
 
-TIME_SPANS = frozenset({"minute", "hour", "day", "night", "week", "month", "year"})
+COUNTED_SPANS = frozenset({"minute", "hour", "day", "night", "week", "month", "year",
+                           "person"})
+"""Spans a rate is counted against that a user's count of them leaves as it was
+(`leaves_rate`): nights of a stay, guests at a dinner."""
 
 
 def leaves_rate(value: Amount, span: str) -> bool:
     """A user's value that counts what a rate is counted against: "we're staying 7 nights"
-    for a price per night, "I'm away for 8 days" for one per day rescale a total, not
-    the rate. Any other value may change it: a count of kids for a babysitter's hourly
-    rate, "a 4-month-old" for a puppy's daily food, "lifting for 5 years" for weekly
-    sets."""
+    for a price per night, "I'm away for 8 days" for one per day, "we have 120 guests"
+    for one per guest rescale a total, not the rate. Any other value may change it: a
+    count of kids for a babysitter's hourly rate, "a 4-month-old" for a puppy's daily
+    food, "lifting for 5 years" for weekly sets."""
     q = value.quantity
     said = _LETTERS.findall(q.surface.lower())
     return (q.dimension == "count" and q.unit in {span, f"{span}s"}) or (

@@ -193,6 +193,19 @@ def test_a_count_of_what_a_rate_is_counted_against_leaves_it() -> None:
     assert not aligned.user_gave_amount(moved, 1, 3, rate)  # the user's own values: numbers
 
 
+def test_a_head_count_leaves_a_price_per_guest() -> None:
+    (per_guest,) = amounts.amounts("Expect about $45 per guest.")
+    (per_head,) = amounts.amounts("It is £25 per head.")
+    assert aligned.span("Expect about $45 per guest.", per_guest) == "person"
+    assert aligned.span("It is £25 per head.", per_head) == "person"
+    kept = partial(aligned.leaves_rate, span="person")
+    said = {"We have 120 guests.": False, "We'll be 60 people.": False,
+            "The caterer quoted us $55 per guest.": True, "We have three kids.": True}
+    for sentence, frees in said.items():
+        rows = [(2, "user", sentence, "")]
+        assert aligned.user_gave_amount(rows, 1, 3, unless=kept) is frees, sentence
+
+
 def test_an_age_is_no_duration() -> None:
     assert aligned.measured("My doctor prescribed amoxicillin for my 6-year-old.") == ()
     assert [a.surface for a in aligned.measured("The course lasts 10 days.")] == ["10 days"]
