@@ -487,6 +487,17 @@ def _offsite_lunch(between: str, total: str) -> Turns:
     ]
 
 
+def _risotto(later: str) -> Turns:
+    """A recipe's amount, then the method that puts an amount of the same thing in."""
+    return [
+        ("user", "How much rice do I need for a mushroom risotto for 2?"),
+        ("assistant", "For 2 people, use 160 g of arborio rice for the risotto, plus 1 litre "
+                      "of stock and a small onion."),
+        ("user", "How long does it take?"),
+        ("assistant", f"About 20 minutes. {later}"),
+    ]
+
+
 def _reunion(invitation: str) -> Turns:
     """A head count the user raised, then an invitation that counts the people as guests."""
     return [
@@ -567,6 +578,9 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
     # the new budget replaces the budget, not a price that happens to equal the old one
     "revised_budget_leaves_other_prices": MEETUP_BUDGET,
     # the sentence names the new head count beside the old one: it follows the update
+    # more of it is an addition to the amount, not the amount said again
+    "recipe_adds_more_of_an_ingredient": _risotto(
+        "Add 100 g more arborio rice for the risotto if you're very hungry."),
     # the user's own new price per head licenses the total
     "caterers_quote_replaces_the_price_per_head": _offsite_lunch(
         "We'll be 60 people, and the caterer quoted us £32 per head. What's the total?",
@@ -783,6 +797,10 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     "replaced_count_after_a_hyphen_range": (
         [("user", KIDS_PARTY[1].replace("from 2 to 4pm", "2-4pm")),
          *_kids_shopping("Pizza for 12 kids")[1:]], 3, 2),
+    # "add the 300 g" puts in the recipe's amount, said differently: no addition
+    "recipe_amount_changed_in_the_method": (_risotto(
+        "Add the 300 g of arborio rice for the risotto once the onion is soft, then the "
+        "stock a ladle at a time."), 3, 1),
     # the user's head count does not change a price per head
     "price_per_head_changed_after_the_head_count": (_offsite_lunch(
         "We'll be 60 people. What's the total?",

@@ -140,7 +140,19 @@ def crowded(sentence: str) -> bool:
 
 def derived(sentence: str) -> bool:
     """A worked calculation ("6 plus 5 equals 11"): its numbers are steps, not claims."""
-    return bool(_ARITHMETIC.search(sentence))
+    return any(not _lists_on(sentence, m) for m in _ARITHMETIC.finditer(sentence))
+
+
+def _lists_on(sentence: str, sign: re.Match[str]) -> bool:
+    """A "plus" between amounts of two kinds adds an item to a list, not a term to a sum:
+    "use 400 g of tomatoes, plus 2 garlic cloves"."""
+    if sign.group(0) != "plus":
+        return False
+    found = amounts.amounts(sentence)
+    before = [a.quantity for a in found if a.quantity.end <= sign.start()]
+    after = [a.quantity for a in found if a.quantity.start >= sign.end()]
+    return bool(before and after) and (before[-1].dimension, before[-1].unit) != (
+        after[0].dimension, after[0].unit)
 
 
 def other_one(a: str, b: str) -> bool:

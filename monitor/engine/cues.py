@@ -128,7 +128,14 @@ def time_frames(sentence: str) -> frozenset[str]:
 
 
 def adds_to(phrase: str) -> bool:
-    return bool(_pattern("addition").search(phrase))
+    """An amount added to something ("add $15 for breakfast", "one more bottle"); "add the
+    800 g of tomatoes" puts in the amount the recipe named, adding nothing to it."""
+    return any(not _ADD_THE.match(phrase, m.end())
+               or m.group(0).lower() not in {"add", "added"}
+               for m in _pattern("addition").finditer(phrase))
+
+
+_ADD_THE = re.compile(r"\s+the\b", re.IGNORECASE)
 
 
 def plans_or_requests(sentence: str) -> bool:

@@ -8,7 +8,7 @@ from functools import partial
 
 import pytest
 
-from monitor.engine import aligned, amounts
+from monitor.engine import aligned, amounts, cues
 
 
 def clause(new: str, old: str) -> tuple[str, str] | None:
@@ -65,7 +65,10 @@ def test_aggregates(text: str, kinds: set[str]) -> None:
     ("It is 3 times the price.", True),
     ("$50 plus $10 is $60.", True),
     ("Tickets to the museum plus the audio guide are about 26 euros.", True),
-    ("Use 400 g of tomatoes, plus 2 garlic cloves.", True),
+    # "plus" between amounts of two kinds lists an item; between one kind's, it sums
+    ("Use 400 g of tomatoes, plus 2 garlic cloves.", False),
+    ("It is 120 euros a night plus 15 euros for breakfast.", True),
+    ("2 eggs plus 3 eggs make 5.", True),
     ("3 x 4 = 12.", True),
     ("20 - 5 leaves 15.", True),
     ("10 minus 3 is 7.", True),
@@ -284,3 +287,14 @@ def test_a_function_word_after_a_label_names_nothing() -> None:
                                    "A subscription to ChatGPT Pro costs $200 a month.")
     assert aligned.different_names("The state sales tax in OR is 0%.",
                                    "The state sales tax in WA is 6.5%.")
+
+
+@pytest.mark.parametrize("phrase, adds", [
+    ("Add the 800 g of crushed tomatoes", False),
+    ("then added the 200 g of sugar", False),
+    ("Add $15 for breakfast", True),
+    ("add the extra 100 g", True),
+    ("Add 2 more eggs", True),
+])
+def test_add_the_amount_puts_it_in_and_adds_nothing(phrase: str, adds: bool) -> None:
+    assert cues.adds_to(phrase) is adds
