@@ -85,6 +85,12 @@ def is_template(sentence: str) -> bool:
     return bool(_pattern("template_pattern").search(sentence))
 
 
+def asks(sentence: str) -> bool:
+    """A question, with its question mark or without: users often leave it out."""
+    return sentence.rstrip().endswith("?") or bool(
+        _pattern("question_openers").match(sentence.lstrip(" *-\"'(“")))
+
+
 def narrates_change(sentence: str) -> bool:
     return bool(_pattern("state_change").search(sentence))
 

@@ -1106,7 +1106,7 @@ def _told_afresh(sentences: list[str]) -> list[str]:
     for sentence in sentences:
         if cues.plans_or_requests(sentence):
             continue
-        if not sentence.rstrip().endswith("?") or cues.narrates_change(sentence):
+        if not cues.asks(sentence) or cues.narrates_change(sentence):
             words |= cues.content_words(sentence)
     return sorted(words)[:_MAX_TOLD_WORDS]
 

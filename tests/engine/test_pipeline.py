@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.contracts import Document, TurnEvent, dump_record
+from monitor.engine.pipeline import _told_afresh
 from monitor.engine.state import ConversationState
 from monitor.quality.scorers import QualityScorers
 from monitor.runner.build import build_engine
@@ -141,3 +142,12 @@ def test_mean_direction_is_a_unit_vector_and_one_row_is_itself() -> None:
     assert mean.tobytes() == mean_direction(rows.copy()).tobytes()
     assert np.array_equal(mean_direction(rows[:1]), rows[0])
     assert not mean_direction(np.zeros((2, 4), dtype=np.float32)).any()
+
+
+def test_a_question_without_its_mark_tells_nothing_new() -> None:
+    # users often drop the question mark: asking about the timeout does not change it,
+    # so what the assistant said of it before is still compared with what it says next
+    asked = "do i actually need the timeout param if i'm just calling an internal service"
+    assert _told_afresh([asked]) == []
+    assert _told_afresh([asked + "?"]) == []
+    assert "timeout" in _told_afresh(["I set the timeout param to 10 seconds."])
