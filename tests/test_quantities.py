@@ -194,6 +194,8 @@ def test_offsets_and_order() -> None:
         ("4 people", "four persons"), ("7:30", "19:30"), ("at 7", "7 pm"),
         ("half an hour", "30 minutes"), ("2 litres", "2000 ml"), ("midnight", "12:00"),
         ("5 km", "3.107 miles"), ("in 2019", "in 2019"),
+        # one unit said as an adjective
+        ("an hour-long lesson", "a 60-minute lesson"), ("a day-long tour", "24 hours"),
         # nouns that count the same people
         ("40 guests", "forty people"), ("12 kids", "twelve children"), ("1 guest", "one person"),
     ],

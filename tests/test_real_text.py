@@ -581,6 +581,14 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
     # more of it is an addition to the amount, not the amount said again
     "recipe_adds_more_of_an_ingredient": _risotto(
         "Add 100 g more arborio rice for the risotto if you're very hungry."),
+    # the user asked about another length of lesson: "hour-long" is a duration the user
+    # gave, so the answer's price is another thing's
+    "user_asks_about_a_longer_lesson": [
+        ("user", "What do piano teachers charge?"),
+        ("assistant", "A 30-minute piano lesson is typically around $35."),
+        ("user", "What about hour-long lessons?"),
+        ("assistant", "Hour-long piano lessons usually cost around $60."),
+    ],
     # the user's own new price per head licenses the total
     "caterers_quote_replaces_the_price_per_head": _offsite_lunch(
         "We'll be 60 people, and the caterer quoted us £32 per head. What's the total?",

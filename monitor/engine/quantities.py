@@ -522,6 +522,8 @@ _HALF_AN_RE = re.compile(
 _AN_AND_HALF_RE = re.compile(
     rf"\ban?[ \t]+{_TIME_UNIT_W}[ \t]+and[ \t]+a[ \t]+half\b", re.IGNORECASE
 )
+_UNIT_LONG_RE = re.compile(rf"(?<![\w-]){_TIME_UNIT_W}-long\b", re.IGNORECASE)
+"""One unit said as an adjective: "an hour-long lesson" is a 60-minute one."""
 _AND_HALF_RE = re.compile(r"[ \t]+and[ \t]+a[ \t]+half\b", re.IGNORECASE)
 # no comma: "3 days, 72 hours" is a list of restatements, not one 3-day-72-hour span
 _COMPOUND_SEP_RE = re.compile(r"[ \t]*(?:and[ \t]+)?", re.IGNORECASE)
@@ -784,7 +786,11 @@ def _clock_words(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
 
 
 def _duration_idioms(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
-    """"half an hour", "three quarters of an hour", "an hour and a half"."""
+    """"half an hour", "three quarters of an hour", "an hour and a half", "hour-long"."""
+    for m in _UNIT_LONG_RE.finditer(text) if "-long" in low else ():
+        if spans.free(m.start(), m.end()):
+            v, u = _to_canonical(1, _UNITS[m.group("tu").lower()])
+            emit(m.start(), m.end(), v, u, "time")
     has_frac = "half" in low or "quarter" in low
     for m in _HALF_AN_RE.finditer(text) if has_frac else ():
         if not spans.free(m.start(), m.end()):
