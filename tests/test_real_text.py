@@ -577,7 +577,6 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
                       "Your 2 kids can help hand out the treasure hunt prizes.")],
     # the new budget replaces the budget, not a price that happens to equal the old one
     "revised_budget_leaves_other_prices": MEETUP_BUDGET,
-    # the sentence names the new head count beside the old one: it follows the update
     # more of it is an addition to the amount, not the amount said again
     "recipe_adds_more_of_an_ingredient": _risotto(
         "Add 100 g more arborio rice for the risotto if you're very hungry."),
@@ -589,10 +588,15 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
         ("user", "What about hour-long lessons?"),
         ("assistant", "Hour-long piano lessons usually cost around $60."),
     ],
+    # a head count may move a price per head: caterers have volume tiers and minimums
+    "head_count_moves_the_price_per_head": _offsite_lunch(
+        "We'll be 300 people, so the caterer's volume price applies. What's the total?",
+        "At £18 per head, 300 people comes to £5,400 for the buffet lunch."),
     # the user's own new price per head licenses the total
     "caterers_quote_replaces_the_price_per_head": _offsite_lunch(
         "We'll be 60 people, and the caterer quoted us £32 per head. What's the total?",
         "At £32 per head, 60 people comes to £1,920 for the lunch."),
+    # the sentence names the new head count beside the old one: it follows the update
     "guests_beside_the_raised_head_count": _reunion(
         "The room seats 50 guests at round tables, so with 70 people we'll use the long "
         "banquet layout."),
@@ -809,10 +813,6 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     "recipe_amount_changed_in_the_method": (_risotto(
         "Add the 300 g of arborio rice for the risotto once the onion is soft, then the "
         "stock a ladle at a time."), 3, 1),
-    # the user's head count does not change a price per head
-    "price_per_head_changed_after_the_head_count": (_offsite_lunch(
-        "We'll be 60 people. What's the total?",
-        "At £32 per head, 60 people comes to £1,920 for the buffet lunch."), 3, 1),
     # the invitation goes back to the head count the user raised, counting "guests"
     "raised_head_count_back_as_guests": (
         _reunion("We're keeping it to about 50 guests, so there's room to talk."), 3, 2),

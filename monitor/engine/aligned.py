@@ -595,18 +595,18 @@ def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int
     )
 
 
-COUNTED_SPANS = frozenset({"minute", "hour", "day", "night", "week", "month", "year",
-                           "person"})
+COUNTED_SPANS = frozenset({"minute", "hour", "day", "night", "week", "month", "year"})
 """Spans a rate is counted against that a user's count of them leaves as it was
-(`leaves_rate`): nights of a stay, guests at a dinner."""
+(`leaves_rate`): the nights of a stay. Not people: a head count may move a price per
+guest (volume tiers, minimum spends, group packages)."""
 
 
 def leaves_rate(value: Amount, span: str) -> bool:
     """A user's value that counts what a rate is counted against: "we're staying 7 nights"
-    for a price per night, "I'm away for 8 days" for one per day, "we have 120 guests"
-    for one per guest rescale a total, not the rate. Any other value may change it: a
-    count of kids for a babysitter's hourly rate, "a 4-month-old" for a puppy's daily
-    food, "lifting for 5 years" for weekly sets."""
+    for a price per night, "I'm away for 8 days" for one per day rescale a total, not
+    the rate. Any other value may change it: a count of kids for a babysitter's hourly
+    rate, "a 4-month-old" for a puppy's daily food, "lifting for 5 years" for weekly
+    sets."""
     q = value.quantity
     said = _LETTERS.findall(q.surface.lower())
     return (q.dimension == "count" and q.unit in {span, f"{span}s"}) or (

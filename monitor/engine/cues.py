@@ -86,9 +86,17 @@ def is_template(sentence: str) -> bool:
 
 
 def asks(sentence: str) -> bool:
-    """A question, with its question mark or without: users often leave it out."""
-    return sentence.rstrip().endswith("?") or bool(
-        _pattern("question_openers").match(sentence.lstrip(" *-\"'(“")))
+    """A question, with its question mark or without: users often leave it out. Without
+    it, a comma may end a lead-in to a statement ("have you seen the docs, the API ...")."""
+    if sentence.rstrip().endswith("?"):
+        return True
+    opening = sentence.lstrip(" *-\"'(“")
+    return (not _LEAD_IN_BREAK.search(sentence)
+            and bool(_pattern("question_openers").match(opening))
+            and not _pattern("rhetorical_openers").match(opening))
+
+
+_LEAD_IN_BREAK = re.compile(r"[,;:\u2014\u2013]|\s-\s")
 
 
 def narrates_change(sentence: str) -> bool:
@@ -134,14 +142,15 @@ def time_frames(sentence: str) -> frozenset[str]:
 
 
 def adds_to(phrase: str) -> bool:
-    """An amount added to something ("add $15 for breakfast", "one more bottle"); "add the
-    800 g of tomatoes" puts in the amount the recipe named, adding nothing to it."""
+    """An amount added to something ("add $15 for breakfast", "one more bottle", "add the
+    last 50 g", "add the $15 breakfast"); "add the 800 g of tomatoes" puts in the amount
+    the recipe named, adding nothing to it."""
     return any(not _ADD_THE.match(phrase, m.end())
                or m.group(0).lower() not in {"add", "added"}
                for m in _pattern("addition").finditer(phrase))
 
 
-_ADD_THE = re.compile(r"\s+the\b", re.IGNORECASE)
+_ADD_THE = re.compile(r"\s+the\s+\d")
 
 
 def plans_or_requests(sentence: str) -> bool:

@@ -196,17 +196,14 @@ def test_a_count_of_what_a_rate_is_counted_against_leaves_it() -> None:
     assert not aligned.user_gave_amount(moved, 1, 3, rate)  # the user's own values: numbers
 
 
-def test_a_head_count_leaves_a_price_per_guest() -> None:
+def test_a_price_per_guest_or_per_head_is_per_person() -> None:
     (per_guest,) = amounts.amounts("Expect about $45 per guest.")
     (per_head,) = amounts.amounts("It is £25 per head.")
     assert aligned.span("Expect about $45 per guest.", per_guest) == "person"
     assert aligned.span("It is £25 per head.", per_head) == "person"
-    kept = partial(aligned.leaves_rate, span="person")
-    said = {"We have 120 guests.": False, "We'll be 60 people.": False,
-            "The caterer quoted us $55 per guest.": True, "We have three kids.": True}
-    for sentence, frees in said.items():
-        rows = [(2, "user", sentence, "")]
-        assert aligned.user_gave_amount(rows, 1, 3, unless=kept) is frees, sentence
+    (per_night,) = amounts.amounts("The room is $45 per night.")
+    assert aligned.two_prices("Expect about $45 per guest.", per_guest,
+                              "The room is $45 per night.", per_night)
 
 
 def test_an_age_is_no_duration() -> None:
@@ -295,6 +292,8 @@ def test_a_function_word_after_a_label_names_nothing() -> None:
     ("Add $15 for breakfast", True),
     ("add the extra 100 g", True),
     ("Add 2 more eggs", True),
+    ("then add the last 50 g", True),
+    ("You can add the $15 breakfast to your room", True),
 ])
 def test_add_the_amount_puts_it_in_and_adds_nothing(phrase: str, adds: bool) -> None:
     assert cues.adds_to(phrase) is adds

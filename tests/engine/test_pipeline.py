@@ -151,3 +151,8 @@ def test_a_question_without_its_mark_tells_nothing_new() -> None:
     assert _told_afresh([asked]) == []
     assert _told_afresh([asked + "?"]) == []
     assert "timeout" in _told_afresh(["I set the timeout param to 10 seconds."])
+    # a lead-in before a statement, or a rhetorical question, tells something
+    assert "pagination" in _told_afresh(
+        ["did you check the docs, the orders API supports pagination with a cursor"])
+    assert "queue" in _told_afresh(["Is it just me or is the job queue locking up"])
+    assert "gateway" in _told_afresh(["did you know the internal gateway retries calls"])
