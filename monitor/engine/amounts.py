@@ -91,7 +91,8 @@ def amounts(text: str) -> list[Amount]:
 def _amounts(text: str) -> tuple[Amount, ...]:
     found: list[Amount] = []
     taken: list[tuple[int, int]] = []
-    for match in (*_RANGE.finditer(text), *_WORD_RANGE.finditer(text)):
+    in_words = _WORD_RANGE.finditer(text) if quantities.says_number_words(text) else ()
+    for match in (*_RANGE.finditer(text), *in_words):
         prefix = match.groupdict().get("pre") or ""
         if prefix and match.group("b")[:1].isdigit():
             upper = quantities.parse_quantities(prefix + text[match.start("b"):])

@@ -528,6 +528,12 @@ _AND_HALF_RE = re.compile(r"[ \t]+and[ \t]+a[ \t]+half\b", re.IGNORECASE)
 # no comma: "3 days, 72 hours" is a list of restatements, not one 3-day-72-hour span
 _COMPOUND_SEP_RE = re.compile(r"[ \t]*(?:and[ \t]+)?", re.IGNORECASE)
 
+def says_number_words(text: str) -> bool:
+    """Does the text write a number in words? A cheap test before a pattern that reads
+    them: most sentences hold none."""
+    return not _NUMBER_WORDS.isdisjoint(_TOKEN_RE.findall(text.lower()))
+
+
 NUMBER_WORD_RUN = rf"(?:{_WORD_ALT})(?:[- ](?:{_WORD_ALT}))*"
 """A number said in words ("three", "twenty-five", "one hundred"), as a pattern: the ends
 of a range written in words ("three to four meals") are read by `amounts` too."""
