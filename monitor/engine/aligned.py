@@ -595,7 +595,7 @@ def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int
     )
 
 
-COUNTED_SPANS = frozenset({"minute", "hour", "day", "night", "week", "month", "year"})
+TIME_SPANS = frozenset({"minute", "hour", "day", "night", "week", "month", "year"})
 """Spans a rate is counted against that a user's count of them leaves as it was
 (`leaves_rate`): the nights of a stay. Not people: a head count may move a price per
 guest (volume tiers, minimum spends, group packages)."""

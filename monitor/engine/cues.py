@@ -46,7 +46,7 @@ def _pattern(name: str) -> re.Pattern[str]:
 
 @cache
 def clause_words() -> frozenset[str]:
-    """Function words that open a clause and name nothing, capitalised or not."""
+    """Function words that, capitalised to open a clause after a label, name nothing."""
     return frozenset(_data()["clause_words"])
 
 

@@ -856,7 +856,7 @@ class Engine:
         # a price per night is not rescaled by "we're staying 7 nights"
         rate = aligned.span(new.sentence, clash[0])
         kept = (partial(aligned.leaves_rate, span=rate)
-                if rate is not None and rate in aligned.COUNTED_SPANS and old.speaker != "user"
+                if rate is not None and rate in aligned.TIME_SPANS and old.speaker != "user"
                 and rate == aligned.span(old.sentence, clash[1]) else None)
         if aligned.user_gave_amount(state.statements, old.turn, new.turn,
                                     clash[0] if old.speaker == "user" else None, unless=kept):

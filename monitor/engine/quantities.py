@@ -528,12 +528,6 @@ _AND_HALF_RE = re.compile(r"[ \t]+and[ \t]+a[ \t]+half\b", re.IGNORECASE)
 # no comma: "3 days, 72 hours" is a list of restatements, not one 3-day-72-hour span
 _COMPOUND_SEP_RE = re.compile(r"[ \t]*(?:and[ \t]+)?", re.IGNORECASE)
 
-def says_number_words(text: str) -> bool:
-    """Does the text write a number in words? A cheap test before a pattern that reads
-    them: most sentences hold none."""
-    return not _NUMBER_WORDS.isdisjoint(_TOKEN_RE.findall(text.lower()))
-
-
 NUMBER_WORD_RUN = rf"(?:{_WORD_ALT})(?:[- ](?:{_WORD_ALT}))*"
 """A number said in words ("three", "twenty-five", "one hundred"), as a pattern: the ends
 of a range written in words ("three to four meals") are read by `amounts` too."""
@@ -541,10 +535,18 @@ _RANGE_RE = re.compile(
     rf"(?<![\w.,])(?:{_DIGITS})[ \t]*(?:-|–|—|to)[ \t]*-?(?:{_DIGITS})(?![\d])"
     rf"|\b{NUMBER_WORD_RUN}[ \t]+(?:to|or)[ \t]+{NUMBER_WORD_RUN}\b"
     rf"|(?<![\w.,])(?:{_DIGITS})[ \t]+or[ \t]+(?:{_DIGITS})(?![\d])"
-    rf"|\bbetween[ \t]+(?:{_DIGITS}|(?:{_WORD_ALT})(?:[- ](?:{_WORD_ALT}))*)[ \t]+and[ \t]+"
-    rf"(?:{_DIGITS}|(?:{_WORD_ALT})(?:[- ](?:{_WORD_ALT}))*)\b",
+    rf"|\bbetween[ \t]+(?:{_DIGITS}|{NUMBER_WORD_RUN})[ \t]+and[ \t]+"
+    rf"(?:{_DIGITS}|{NUMBER_WORD_RUN})\b",
     re.IGNORECASE,
 )
+
+
+def says_number_words(text: str) -> bool:
+    """Does the text write a number in words? A cheap test before a pattern that reads
+    them: most sentences hold none."""
+    return not _NUMBER_WORDS.isdisjoint(_TOKEN_RE.findall(text.lower()))
+
+
 _ORDINAL_RE = re.compile(r"(?<![\w.,])(?P<n>\d+)(?P<sfx>st|nd|rd|th)\b", re.IGNORECASE)
 
 # Words that turn the following number into an identifier, not an amount.
