@@ -246,6 +246,10 @@ REVISION_POSITIVES = [
     ("Make that seven.", "correction"),
     ("The budget is fine. Actually, the budget is 800 now.", "correction"),
     ("I\u2019ve moved to Lisbon.", "moved"),
+    # a count said as the new state
+    ("More people signed up, so we're now at 48.", "correction"),
+    ("Registrations jumped: we're at 85 now.", "correction"),
+    ("Two girls are joining, so it's 17 players now.", "correction"),
 ]
 
 REVISION_NEGATIVES = [
@@ -269,6 +273,8 @@ REVISION_NEGATIVES = [
     "Make it shorter.",
     "",
     "The change to the schedule was announced.",
+    # the time of day, not a new value of anything
+    "It's 5 pm now, is the museum still open?",
 ]
 
 

@@ -274,6 +274,13 @@ def test_iphone_count_vs_model() -> None:
     assert all(q.value not in (14.0, 15.0) for q in qs)
 
 
+def test_we_are_at_a_number_is_a_head_count_not_a_time() -> None:
+    assert one("so we're at 12 now").dimension == "number"
+    assert one("we are now at 48").dimension == "number"
+    assert one("We meet at 12 now").dimension == "clock"
+    assert one("we're at 7 pm").dimension == "clock"
+
+
 def test_at_number_with_noun_is_count() -> None:
     assert one("a table at 7 people max").dimension == "count"
     assert one("growing at 5 percent").dimension == "percent"

@@ -498,6 +498,21 @@ def _risotto(later: str) -> Turns:
     ]
 
 
+def _picnic(update: str) -> Turns:
+    """A head count the user raised, said without the noun, then a message that goes back."""
+    return [
+        ("user", "I'm hosting a book club picnic on Sunday for 10 people. What food should I "
+                 "bring?"),
+        ("assistant", "Sandwiches, a fruit salad, crisps and a jug of lemonade are easy to "
+                      "carry."),
+        ("user", f"{update} Can you write a quick message to the group?"),
+        ("assistant", """Here's a message you can send:
+
+Hi all! The picnic is on for Sunday at noon by the bandstand. I've planned food for 10 people,
+so just bring a blanket and something to drink."""),
+    ]
+
+
 def _reunion(invitation: str) -> Turns:
     """A head count the user raised, then an invitation that counts the people as guests."""
     return [
@@ -813,6 +828,11 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     "recipe_amount_changed_in_the_method": (_risotto(
         "Add the 300 g of arborio rice for the risotto once the onion is soft, then the "
         "stock a ladle at a time."), 3, 1),
+    # the user's new count is a bare number, after an increment ("three more members")
+    "raised_bare_head_count_back_in_a_message": (_picnic(
+        "Scratch that, three more members signed up, so we're at 13 now."), 3, 2),
+    "head_count_said_as_now_back_in_a_message": (_picnic(
+        "Three more members signed up, so we're now at 13."), 3, 2),
     # the invitation goes back to the head count the user raised, counting "guests"
     "raised_head_count_back_as_guests": (
         _reunion("We're keeping it to about 50 guests, so there's room to talk."), 3, 2),

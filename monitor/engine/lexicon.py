@@ -232,6 +232,11 @@ _REVISION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:^|[.!?]\s*)actually,?\s+(?:it'?s|it is|it was|that'?s|that is|make (?:it|that)|"
             r"we'?re|we are|we'?ll be|there (?:are|will be|'ll be)|(?:my|our|the) \w+ (?:is|are))"
             r"|\bmake (?:it|that)\s+" + _NUM + r"\b"
+            # a count said as the new state: "we're now at 48", "we're at 85 now", "so
+            # it's 17 players now"
+            r"|\bwe(?:'re| are) now (?:at|up to|down to) \d+\b"
+            r"|\bwe(?:'re| are) (?:at|up to|down to) \d+ now\b"
+            r"|\b(?:it's|it is|we're|we are|we'll be) \d+ (?!am\b|pm\b)[a-z]+ now\b"
         ),
     ),
     ("meant", re.compile(r"\bi meant\b|\bwhat i meant\b|\bi mean\s+" + _NUM + r"\b")),
@@ -267,7 +272,8 @@ def revision_kind(text: str) -> str | None:
     """Kind of revision a USER turn authorises, or None.
 
     Kinds: ``retract`` ("scratch that", "no wait"), ``correction`` ("correction: 3,000",
-    "not 8 but 9", "actually, it's 5", "make it 4"), ``meant`` ("sorry, I meant 12"),
+    "not 8 but 9", "actually, it's 5", "make it 4", "we're now at 48", "it's 17 players
+    now"), ``meant`` ("sorry, I meant 12"),
     ``moved`` ("I moved, I now live in Porto"), ``instead`` ("let's do Tuesday instead"),
     ``change`` ("change the deadline to Friday"). Sentences are tested separately and
     the first sentence with a cue decides; within a sentence the priority is the order

@@ -429,7 +429,7 @@ class Engine:
                     candidates.append((old.turn, key, old, q))
         revised: list[Fact] = []
         sentence = text.strip()[:bounds.SENTENCE_CHARS]
-        for new in fresh:
+        for new in (_counted_as_before(state, q, turn) for q in fresh):
             matches = [c for c in candidates if _replaces(new, stale, c[3])]
             if matches and not stale:
                 latest = max(m[0] for m in matches)
@@ -1273,9 +1273,12 @@ def _conflict_words(fact: Fact, detector: str) -> list[str]:
 def _revision_quantities(
     text: str,
 ) -> tuple[list[quantities.Quantity], list[quantities.Quantity]]:
-    """Split a revision's numbers into new values and the old values it names."""
+    """Split a revision's numbers into new values and the old values it names; an
+    increment ("two more kids") is neither."""
     fresh, stale = [], []
     for q in quantities.parse_quantities(text):
+        if cues.adds_to(q.surface):
+            continue
         if _OLD_VALUE_MARK.search(text[: q.start].rstrip(" ,:;")):
             stale.append(q)
         else:
@@ -1291,13 +1294,24 @@ def _replaces(new: quantities.Quantity, stale: list[quantities.Quantity],
         not stale or any(_value_matches(s, q) for s in stale))
 
 
-def _user_amounts(state: ConversationState, before: int, dimension: str, unit: str
+def _user_amounts(state: ConversationState, before: int, dimension: str, unit: str | None
                   ) -> list[quantities.Quantity]:
-    """The amounts of this dimension and unit the user stated before turn `before`."""
+    """The amounts of this dimension and unit (any unit: None) the user stated before turn
+    `before`."""
     return [q for t, speaker, text, _ in state.statements
             if t < before and speaker == "user"
             for q in quantities.parse_quantities(text)
-            if q.dimension == dimension and q.unit == unit]
+            if q.dimension == dimension and unit in {None, q.unit}]
+
+
+def _counted_as_before(state: ConversationState, q: quantities.Quantity, turn: int
+                       ) -> quantities.Quantity:
+    """A bare number in a revision counts what the user counted before, where they
+    counted one kind of thing: "40 guests", then "we're now at 48"."""
+    if q.dimension != "number":
+        return q
+    units = {c.unit for c in _user_amounts(state, turn, "count", None)}
+    return replace(q, dimension="count", unit=units.pop()) if len(units) == 1 else q
 
 
 def _only_value_said(new: quantities.Quantity, stale: list[quantities.Quantity],

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from monitor.contracts import Document, TurnEvent, dump_record
-from monitor.engine.pipeline import _told_afresh
+from monitor.engine.pipeline import _revision_quantities, _told_afresh
 from monitor.engine.state import ConversationState
 from monitor.quality.scorers import QualityScorers
 from monitor.runner.build import build_engine
@@ -156,3 +156,9 @@ def test_a_question_without_its_mark_tells_nothing_new() -> None:
         ["did you check the docs, the orders API supports pagination with a cursor"])
     assert "queue" in _told_afresh(["Is it just me or is the job queue locking up"])
     assert "gateway" in _told_afresh(["did you know the internal gateway retries calls"])
+
+
+def test_an_increment_in_a_revision_is_no_new_value() -> None:
+    # "two more kids" adds to the count; the new count is "12"
+    fresh, stale = _revision_quantities("Two more kids said yes, so we're at 12 now.")
+    assert [q.surface for q in fresh] == ["12"] and stale == []
