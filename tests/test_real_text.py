@@ -607,6 +607,26 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
     "head_count_moves_the_price_per_head": _offsite_lunch(
         "We'll be 300 people, so the caterer's volume price applies. What's the total?",
         "At £18 per head, 300 people comes to £5,400 for the buffet lunch."),
+    # progress, not a head count: "we're at 8 now" of 20 laps, "it's 20 degrees now"
+    "progress_is_no_new_count": [
+        ("user", "I'm swimming 20 laps today at the pool."),
+        ("assistant", "Great, pace yourself across the 20 laps."),
+        ("user", "We're at 8 now."),
+        ("assistant", "Only 12 of your 20 laps left, keep going."),
+    ],
+    "a_reading_now_is_no_correction": [
+        ("user", "It was 15 degrees this morning."),
+        ("assistant", "15 degrees is mild for a run."),
+        ("user", "It's 20 degrees now."),
+        ("assistant", "This morning it was 15 degrees, so you had the cooler run."),
+    ],
+    # another number in the sentence: the bare "2" is no head count
+    "a_score_is_no_head_count": [
+        ("user", "Our team has 11 players."),
+        ("assistant", "11 players is a full side."),
+        ("user", "We're at 2 now, the score is 2-1."),
+        ("assistant", "With 11 players you can press high."),
+    ],
     # the user's own new price per head licenses the total
     "caterers_quote_replaces_the_price_per_head": _offsite_lunch(
         "We'll be 60 people, and the caterer quoted us £32 per head. What's the total?",

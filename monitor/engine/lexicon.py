@@ -236,7 +236,8 @@ _REVISION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # it's 17 players now"
             r"|\bwe(?:'re| are) now (?:at|up to|down to) \d+\b"
             r"|\bwe(?:'re| are) (?:at|up to|down to) \d+ now\b"
-            r"|\b(?:it's|it is|we're|we are|we'll be) \d+ (?!am\b|pm\b)[a-z]+ now\b"
+            r"|\b(?:it's|it is|we're|we are|we'll be) \d+ (?:people|persons|guests|players|"
+            r"kids|children|members|students|adults|attendees|participants) now\b"
         ),
     ),
     ("meant", re.compile(r"\bi meant\b|\bwhat i meant\b|\bi mean\s+" + _NUM + r"\b")),

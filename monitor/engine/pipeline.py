@@ -429,7 +429,8 @@ class Engine:
                     candidates.append((old.turn, key, old, q))
         revised: list[Fact] = []
         sentence = text.strip()[:bounds.SENTENCE_CHARS]
-        for new in (_counted_as_before(state, q, turn) for q in fresh):
+        numbers = len(_NUMBER_RUN.findall(text))  # "the score is 2-1" reads no quantity
+        for new in (_counted_as_before(state, q, numbers, turn) for q in fresh):
             matches = [c for c in candidates if _replaces(new, stale, c[3])]
             if matches and not stale:
                 latest = max(m[0] for m in matches)
@@ -1273,12 +1274,13 @@ def _conflict_words(fact: Fact, detector: str) -> list[str]:
 def _revision_quantities(
     text: str,
 ) -> tuple[list[quantities.Quantity], list[quantities.Quantity]]:
-    """Split a revision's numbers into new values and the old values it names; an
-    increment ("two more kids") is neither."""
+    """Split a revision's numbers into new values and the old values it names. An
+    increment beside a total ("two more kids said yes, so we're at 12 now") is neither;
+    alone ("make it 10 more minutes") it is the new value."""
+    said = quantities.parse_quantities(text)
+    totals = [q for q in said if not cues.adds_to(q.surface)]
     fresh, stale = [], []
-    for q in quantities.parse_quantities(text):
-        if cues.adds_to(q.surface):
-            continue
+    for q in totals or said:
         if _OLD_VALUE_MARK.search(text[: q.start].rstrip(" ,:;")):
             stale.append(q)
         else:
@@ -1304,14 +1306,20 @@ def _user_amounts(state: ConversationState, before: int, dimension: str, unit: s
             if q.dimension == dimension and unit in {None, q.unit}]
 
 
-def _counted_as_before(state: ConversationState, q: quantities.Quantity, turn: int
-                       ) -> quantities.Quantity:
-    """A bare number in a revision counts what the user counted before, where they
-    counted one kind of thing: "40 guests", then "we're now at 48"."""
-    if q.dimension != "number":
+_NUMBER_RUN = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def _counted_as_before(state: ConversationState, q: quantities.Quantity, numbers: int,
+                       turn: int) -> quantities.Quantity:
+    """A bare number, the only number (`numbers`) of a revision, counts the people the
+    user counted before, where they counted people of one kind: "40 guests", then "we're
+    now at 48". Not laps, pages or tickets: "we're at 8 now" is progress as often as a
+    head count."""
+    if q.dimension != "number" or numbers != 1:
         return q
     units = {c.unit for c in _user_amounts(state, turn, "count", None)}
-    return replace(q, dimension="count", unit=units.pop()) if len(units) == 1 else q
+    return (replace(q, dimension="count", unit=units.pop())
+            if len(units) == 1 and units <= quantities.HEAD_COUNTS else q)
 
 
 def _only_value_said(new: quantities.Quantity, stale: list[quantities.Quantity],

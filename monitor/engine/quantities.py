@@ -377,6 +377,8 @@ def _wordset(words: str) -> frozenset[str]:
 
 _IRREGULAR_PLURALS: dict[str, str] = dict(_TABLES["plurals"])
 _COUNTED_ALIKE: dict[str, str] = dict(_TABLES["counted_alike"])
+HEAD_COUNTS = frozenset(_TABLES["head_counts"]["units"])
+"""Units of counts of people ("person", "child", "player"): how many come to a thing."""
 _STOP = _wordset(_TABLES["words"]["stop"])
 _ADJ = _wordset(_TABLES["words"]["adjectives"])
 _MONTHS: dict[str, int] = dict(_TABLES["months"])

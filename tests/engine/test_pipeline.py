@@ -162,3 +162,6 @@ def test_an_increment_in_a_revision_is_no_new_value() -> None:
     # "two more kids" adds to the count; the new count is "12"
     fresh, stale = _revision_quantities("Two more kids said yes, so we're at 12 now.")
     assert [q.surface for q in fresh] == ["12"] and stale == []
+    # alone, the increment is the new value: "make it 10 more minutes"
+    fresh, _ = _revision_quantities("Make it 10 more minutes.")
+    assert [q.surface for q in fresh] == ["10 more minutes"]
