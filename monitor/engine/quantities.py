@@ -495,8 +495,8 @@ _CLOCK_PAST_RE = re.compile(
     rf"(?:[ \t]*{_AMPM})?{_DAYPART}",
     re.IGNORECASE,
 )
-_WE_ARE_AT_RE = re.compile(r"\bwe(?:'re|’re| are)(?:[ \t]+now)?[ \t]+at$", re.IGNORECASE)
-"""A head count, not a time: "we're at 12 now", "we are now at 48"."""
+_WE_ARE_RE = re.compile(r"\bwe(?:'re|’re| are)(?:[ \t]+now)?[ \t]+$", re.IGNORECASE)
+"""Before "at N", a head count, not a time: "we're at 12 now", "we are now at 48"."""
 _CLOCK_AT_RE = re.compile(
     rf"\b(?:at|by|until|till)[ \t]+(?:about[ \t]+|around[ \t]+)?"
     rf"(?P<h>\d{{1,2}}|{_HOUR_W})\b(?![.,:]\d){_DAYPART}",
@@ -785,8 +785,8 @@ def _clock_words(text: str, low: str, spans: _Spans, emit: _Emit) -> None:
         s = m.start("h")
         if not spans.free(s, m.end()):
             continue
-        if not m.group("part") and (not _bare_hour_ok(text, m.end())
-                                    or _WE_ARE_AT_RE.search(text, 0, m.start() + 2)):
+        if not m.group("part") and (not _bare_hour_ok(text, m.end()) or (
+                m.group(0)[:2].lower() == "at" and _WE_ARE_RE.search(text, 0, m.start()))):
             continue
         adj = _ampm_adjust(_hour_value(m.group("h")), None, m.group("part"))
         if adj is None:
