@@ -31,6 +31,7 @@ from functools import lru_cache
 from importlib import resources
 
 from monitor import data
+from monitor.engine import quantities
 
 __all__ = [
     "are_antonyms",
@@ -236,8 +237,6 @@ _REVISION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # it's 17 players now"
             r"|\bwe(?:'re| are) now (?:at|up to|down to) \d+\b"
             r"|\bwe(?:'re| are) (?:at|up to|down to) \d+ now\b"
-            r"|\b(?:it's|it is|we're|we are|we'll be) \d+ (?:people|persons|guests|players|"
-            r"kids|children|members|students|adults|attendees|participants) now\b"
         ),
     ),
     ("meant", re.compile(r"\bi meant\b|\bwhat i meant\b|\bi mean\s+" + _NUM + r"\b")),
@@ -288,9 +287,20 @@ def revision_kind(text: str) -> str | None:
         if not s:
             continue
         for kind, pattern in _REVISION_CUES:
-            if pattern.search(s):
+            if pattern.search(s) or (kind == "correction" and _counts_people_now(s)):
                 return kind
     return None
+
+
+_COUNT_NOW = re.compile(r"\b(?:it's|it is|we're|we are|we'll be) (\d+ [a-z]+) now\b")
+
+
+def _counts_people_now(sentence: str) -> bool:
+    """A head count said as the new state ("so it's 17 players now"); not laps, degrees or
+    pages: the people are `quantities.HEAD_COUNTS`."""
+    said = _COUNT_NOW.search(sentence)
+    return said is not None and any(
+        q.unit in quantities.HEAD_COUNTS for q in quantities.parse_quantities(said.group(1)))
 
 
 # ---------------------------------------------------------------------------------------
