@@ -574,7 +574,40 @@ ALTERNATIVES_LISTED: Turns = [
     ("assistant", "Try the cafe first: the pharmacy is closed on Sunday evenings in winter."),
 ]
 
+def _cattery(answer: str) -> Turns:
+    """A price per night said, the stay's length given, then a total worked from a price."""
+    return [
+        ("user", "How much does a cattery in Leeds charge to board one cat?"),
+        ("assistant", "A cattery in Leeds usually charges about £14 per night for one cat, "
+                      "food included."),
+        ("user", "We're away for 9 nights. What will it come to?"),
+        ("assistant", answer),
+    ]
+
+
+def _rent(answer: str) -> Turns:
+    """The user's own rent, then advice that works from a rent."""
+    return [
+        ("user", "My rent is $1,400 a month and I take home about $3,800. How should I "
+                 "split the rest?"),
+        ("assistant", "A common rule of thumb is 50/30/20: needs, wants and savings."),
+        ("user", "What should I cut first?"),
+        ("assistant", answer),
+    ]
+
+
 FALSE_ALARM_CASES: dict[str, Turns] = {
+    # the lead phrase restates the price rightly; the total is its own number
+    "calculation_from_the_price_said_again": _cattery(
+        "At £14 per night for one cat, 9 nights comes to £126."),
+    # a scenario's rate is a case the answer sets, not the rate said before
+    "lead_phrase_sets_a_scenario_rate": [
+        ("user", "What do stock index funds return?"),
+        ("assistant", "Broad stock index funds have returned about 10% a year on average."),
+        ("user", "And if I'm more cautious with my numbers?"),
+        ("assistant", "At a 6% annual return for index funds, $10,000 grows to about "
+                      "$17,900 in 10 years."),
+    ],
     "a_claim_about_alternatives": ALTERNATIVES,
     "a_claim_about_listed_alternatives": ALTERNATIVES_LISTED,
     "things_named_by_symbols": NAMED_BY_SYMBOLS,
@@ -826,6 +859,14 @@ Bake at 180°C for 30-35 minutes, then pour over the lemon syrup while it's warm
 ]
 
 RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
+    # a total worked from the earlier price, said again wrongly in its lead phrase
+    "price_per_night_said_again_wrongly_in_a_calculation": (_cattery(
+        "At £19 per night for one cat, 9 nights comes to £171."), 3, 1),
+    # advice that works from the user's rent, misremembered; "other" in the advice once
+    # read the whole sentence as about another thing than the user's rent
+    "user_rent_said_again_wrongly_before_advice": (_rent(
+        "With rent at $1,700 a month, I'd trim your other fixed costs first, like "
+        "subscriptions and insurance."), 3, 0),
     # the dish that breaks the allergy sits in a table row, not in a sentence
     "shellfish_allergy_then_prawns_in_a_table": (MEAL_PLAN_TABLE, 1, 0),
     # "a nut allergy" names the food before the word, not after "allergic to"

@@ -215,6 +215,39 @@ _FRONTED_WORDS = 8
 _RELATIVE = re.compile(r"^\s*(?:which|who|that)\b", re.IGNORECASE)
 
 
+_PREMISE_WORDS = 14
+_SLOTS = frozenset({"percent", "clock", "year"})
+"""Dimensions a lead phrase sets as a case, not as a value said again: a scenario's rate
+("At 7% a year, ..."), a time of day ("At 5 pm, ..."), a year ("Since 2019, ...")."""
+
+
+def premise(sentence: str) -> str | None:
+    """The lead phrase of a sentence that works from a value said again: "At $45 per night
+    for a medium-sized dog, 10 nights comes to $450", "With rent at 1,300 euros a month,
+    I'd trim other costs first", "Since you're paying around 120 euros a month for
+    electricity, ...".
+
+    Answers often restate a figure this way on their way to something else, and it is
+    where a misremembered figure shows. The sentence as a whole is a calculation, a list
+    or advice whose other numbers and names are its own (`derived`, `crowded`, names the
+    earlier sentence never had), so it is not compared as a whole; the lead phrase alone
+    claims the value and is compared like any sentence. None where there is no such lead,
+    where the lead compares values ("Since $1,800 is below your deductible") or sets a
+    case rather than a value (`_SLOTS`)."""
+    opened = _LIST_MARK.sub("", sentence, count=1)
+    parts = _CLAUSE_STOP.split(opened, maxsplit=1)
+    if len(parts) < 2 or not parts[1].strip():
+        return None
+    lead = parts[0].strip(" *_\"'”’")
+    if len(lead.split()) > _PREMISE_WORDS or not cues.opens_premise(lead) or cues.compares(
+            lead):
+        return None
+    found = measured(lead)
+    if not found or any(a.quantity.dimension in _SLOTS for a in found):
+        return None
+    return lead
+
+
 def clause(sentence: str, amount: Amount, surface: str | None = None) -> str:
     """`phrase`, with the short qualifying phrases fronted before it ("For high school,
     tuition is $28,500 a year", "On the basic Kindle, the battery lasts 10 weeks") and,

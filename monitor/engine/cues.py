@@ -173,6 +173,20 @@ def _discourse_openers() -> frozenset[str]:
     return frozenset(_data()["discourse_openers"])
 
 
+def opens_premise(phrase: str) -> bool:
+    """ "At ...", "With ...", "Since ...": a lead phrase that may work from a value said
+    again; a framing opening ("At most", "On average", "With that in mind") does not."""
+    words = " ".join(phrase.lower().split())
+    if any(words == frame or words.startswith(frame + " ") for frame in _discourse_openers()):
+        return False
+    return _pattern("premise_openers").match(words) is not None
+
+
+def compares(phrase: str) -> bool:
+    """The phrase sets a value against another ("is below your deductible")."""
+    return bool(_pattern("comparison_words").search(phrase))
+
+
 def opens_conditional(sentence: str) -> bool:
     """ "If ...", "When ...": the sentence as a whole is conditional or generic."""
     match = _pattern("conditional_openers").match(sentence.lstrip(" *-\"'(“"))

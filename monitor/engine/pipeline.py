@@ -816,13 +816,22 @@ class Engine:
         with `users_only`): one finding per pair of sentences at most, by the words around
         the amounts (`_clash_by_words`) or, failing them, by meaning (`_meaning_check`;
         not for `fragments`, list items and labels: "Butter — 250 g" on a shopping list
-        says nothing of the 20 g in one meal, and the verifier reads it as if it did)."""
+        says nothing of the 20 g in one meal, and the verifier reads it as if it did).
+        A sentence that works from a value said again is also read by its lead phrase
+        alone (`aligned.premise`) where the whole finds nothing, by meaning too: the lead
+        phrase names what its value is of even where the whole reads as a fragment ("7
+        nights comes to ..." parses without a subject)."""
         found: list[tuple[int, contradiction.Finding, float]] = []
         checks: list[tuple[int, _MeaningCheck]] = []  # each after found[:position]
         for whole, context in sentences:
             sentence = whole[:bounds.SENTENCE_CHARS]
-            if not aligned.measured(sentence):
+            lead = aligned.premise(sentence)  # "At $45 a night for a dog, 10 nights is $450"
+            readings = [_Said(text, context, turn, "assistant") for text in (sentence, lead)
+                        if text is not None and aligned.measured(text)]
+            if not readings:
                 continue
+            # a lead phrase says what its value is of, whatever the parse made of the rest
+            by_meaning = [r for r in readings if r.sentence == lead or whole not in fragments]
             for old_turn, speaker, old_sentence, old_context in state.statements:
                 if (old_turn >= turn or speaker in {"user-question", "user-revision"}
                         or (users_only and speaker != "user")):
@@ -838,16 +847,20 @@ class Engine:
                     continue  # a puzzle's data, not what the user says of their situation
                 if cues.years(sentence) != cues.years(old_sentence):
                     continue  # "today ... back in 2022": different time frames
-                new = _Said(sentence, context, turn, "assistant")
                 old = _Said(old_sentence, old_context, old_turn, speaker)
-                clash = self._clash_by_words(state, new, old)
+                clash = next((found_ for new in readings if (
+                    found_ := self._clash_by_words(state, new, old)) is not None), None)
                 if clash is not None:
-                    found.append(clash)
-                elif (whole not in fragments and self.verifier is not None
+                    position, finding, alignment = clash
+                    found.append((position, replace(
+                        finding, claim=_quoting(finding.claim, sentence)), alignment))
+                elif (self.verifier is not None
                       and len(checks) < self.config.amount_meaning_checks):
-                    check = self._meaning_check(state, new, old)
+                    check = next((check_ for new in by_meaning if (
+                        check_ := self._meaning_check(state, new, old)) is not None), None)
                     if check is not None:
-                        checks.append((len(found), check))
+                        checks.append((len(found), replace(
+                            check, claim=_quoting(check.claim, sentence))))
         return self._by_meaning(found, checks)
 
     def _restated_amount(self, state: ConversationState, new: _Said, old: _Said,
@@ -1134,6 +1147,13 @@ class _MeaningCheck:
     prior: Fact
     alignment: float
     values: str
+
+
+def _quoting(claim: Fact, sentence: str) -> Fact:
+    """The claim as its whole sentence says it, where a lead phrase of it was compared
+    (`aligned.premise`): the certificate quotes what the answer said, and a finding on the
+    lead is the same finding as one on the whole (one certificate per pair of sentences)."""
+    return claim if claim.sentence == sentence else replace(claim, sentence=sentence)
 
 
 def _amount_detector(speaker: str) -> Detector:

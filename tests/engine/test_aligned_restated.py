@@ -297,3 +297,29 @@ def test_a_function_word_after_a_label_names_nothing() -> None:
 ])
 def test_add_the_amount_puts_it_in_and_adds_nothing(phrase: str, adds: bool) -> None:
     assert cues.adds_to(phrase) is adds
+
+
+@pytest.mark.parametrize("sentence, lead", [
+    ("At £19 per night for one cat, 9 nights comes to £171.", "At £19 per night for one cat"),
+    ("On your $58,000 salary, 10% would be $5,800 a year.", "On your $58,000 salary"),
+    ("With rent at 1,300 euros a month, I'd trim other costs first.",
+     "With rent at 1,300 euros a month"),
+    ("Since you're paying around 120 euros a month for electricity, switch to LED bulbs.",
+     "Since you're paying around 120 euros a month for electricity"),
+    ("- **At $45 per night for a medium-sized dog**, 10 nights comes to $450.",
+     "At $45 per night for a medium-sized dog"),
+    ("So compared with $750 for the cake, a fondant one is around $950.",
+     "So compared with $750 for the cake"),
+    # a lead that compares, sets a case, frames, or holds no amount
+    ("Since $1,800 is below your deductible, you pay the full rate.", None),
+    ("At 6% a year, $10,000 grows to about $17,900.", None),
+    ("At 5 pm, the ferry leaves from pier 3.", None),
+    ("Since 2019, prices have risen to $40.", None),
+    ("At most 3 people, it costs $90.", None),
+    ("With that in mind, 3 people can share a $90 room.", None),
+    ("For a group of four, the taxi is 50 euros.", None),
+    ("At the station, tickets are $12.", None),
+    ("At $45 per night for a medium-sized dog.", None),
+])
+def test_the_lead_phrase_that_works_from_a_value(sentence: str, lead: str | None) -> None:
+    assert aligned.premise(sentence) == lead
