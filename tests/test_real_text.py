@@ -862,6 +862,15 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     # a total worked from the earlier price, said again wrongly in its lead phrase
     "price_per_night_said_again_wrongly_in_a_calculation": (_cattery(
         "At £19 per night for one cat, 9 nights comes to £171."), 3, 1),
+    # amounts written with the currency code first are values, not numbered names
+    "price_with_currency_code_first_said_again_wrongly": ([
+        ("user", "What does a 60-minute massage cost at a day spa in Calgary?"),
+        ("assistant", "Around **CAD 120** for a 60-minute relaxation massage at a mid-range "
+                      "day spa."),
+        ("user", "Do people tip?"),
+        ("assistant", "Yes, 15-20% is usual. On a CAD 160 60-minute relaxation massage, "
+                      "that comes to about CAD 24-32."),
+    ], 3, 1),
     # advice that works from the user's rent, misremembered; "other" in the advice once
     # read the whole sentence as about another thing than the user's rent
     "user_rent_said_again_wrongly_before_advice": (_rent(

@@ -96,8 +96,7 @@ def numbered_names_differ(a: str, b: str) -> bool:
     """ "Class 4-2" / "Class 4-1", "Box 1" / "Box 2", "the first set" / "the final set",
     "a 5x10 unit" / "a 10x15 unit": numbered, ordered or sized things that are not the
     same."""
-    na = {m.group(0).lower() for m in _NUMBERED.finditer(a)}
-    nb = {m.group(0).lower() for m in _NUMBERED.finditer(b)}
+    na, nb = _numbered(a), _numbered(b)
     heads_a = {n.split()[0] for n in na}
     if any(n.split()[0] in heads_a and n not in na for n in nb):
         return True
@@ -106,6 +105,15 @@ def numbered_names_differ(a: str, b: str) -> bool:
         return True  # "a 5x10 unit" / "a 10x15 unit"
     ranks_a, ranks_b = _ranks(a), _ranks(b)
     return any(not ranks_a[noun] & ranks_b[noun] for noun in ranks_a.keys() & ranks_b.keys())
+
+
+def _numbered(sentence: str) -> set[str]:
+    """The numbered names of a sentence ("Class 4", "Box 1"); not an amount written with
+    its currency code first ("CAD 140", "CHF 92"), which is the value compared, not a
+    name."""
+    codes = {a.quantity.start for a in amounts.amounts(sentence)
+             if a.quantity.dimension.startswith("currency")}
+    return {m.group(0).lower() for m in _NUMBERED.finditer(sentence) if m.start() not in codes}
 
 
 _SIZE = re.compile(r"\b(\d+(?:\.\d+)?)[xX×](\d+(?:\.\d+)?)\b")

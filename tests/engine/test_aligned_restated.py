@@ -93,6 +93,13 @@ def test_sizes_name_different_things() -> None:
                                              "A 5x10 unit is $95 a month.")
 
 
+def test_an_amount_with_its_currency_code_first_is_no_numbered_name() -> None:
+    assert not aligned.numbered_names_differ("A 60-minute massage there is CAD 150.",
+                                             "Around CAD 120 for a 60-minute massage.")
+    assert not aligned.numbered_names_differ("The day pass is CHF 79.", "It costs CHF 92.")
+    assert aligned.numbered_names_differ("Gate B 12 opens at CAD 10.", "Gate B 14 opens.")
+
+
 def test_an_age_is_not_another_version() -> None:
     for age in ("a 30-year-old", "a 30 year old", "drivers 30 years old"):
         assert not aligned.other_one(f"Full coverage for {age} averages $1,900 a year.",
