@@ -12,7 +12,7 @@ from monitor.engine import cues
 from monitor.engine.contradiction import Finding
 from monitor.engine.extract import ANAPHOR, Utterance, default_extractor
 from monitor.engine.graph import ConversationGraph, Fact, may_merge
-from monitor.engine.pipeline import _owned_claim
+from monitor.engine.pipeline import _owned_claim, _sameness_guessed
 from monitor.engine.signals import fuse, graph_anchoring, regime_of
 from monitor.engine.trend import TrendStats
 
@@ -263,3 +263,15 @@ def test_an_owned_up_claim_picks_its_own_facts_of_the_mistaken_sentence() -> Non
                           object_text="10 euros")) == ["adult entry ticket"]
     assert picked(replace(ticket, relation="states", subject="adult city entry euro")) == [
         "adult entry ticket"]
+
+
+def test_a_value_compared_by_its_opening_phrase_alone_never_pages() -> None:
+    """The rest of the sentence may speak of something else ("At £19 per night for one
+    cat, Whiskers Retreat is the nicest"): a guess of sameness, so a warning at most."""
+    prior = _fact("cattery night", "amount", "£14", "A cattery charges about £14 per night.")
+    claim = replace(prior, sentence="At £19 per night for one cat, 9 nights comes to £171.",
+                    turn=3, object="£19", object_text="£19")
+    finding = Finding("numeric", 0.99, claim, prior, "£19 vs £14")
+    assert _sameness_guessed(finding) is None
+    lead = replace(finding, lead="At £19 per night for one cat")
+    assert _sameness_guessed(lead) == 'only its opening "At £19 per night for one cat" was compared'

@@ -600,6 +600,30 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
     # the lead phrase restates the price rightly; the total is its own number
     "calculation_from_the_price_said_again": _cattery(
         "At £14 per night for one cat, 9 nights comes to £126."),
+    # an age "at" which something happens is a stage, not the child's age said again
+    "lead_phrase_names_a_later_stage": [
+        ("user", "My baby is 2 months old."),
+        ("assistant", "Thanks for the details. What would you like to know?"),
+        ("user", "How much will she nap later?"),
+        ("assistant", "At 6 months old, your baby will nap 3 times a day for a total of 3 to "
+                      "4 hours."),
+    ],
+    # the user asked what another value would mean: the answer works from that one
+    "lead_phrase_answers_a_what_if": [
+        ("user", "I earn $4,000 a month after tax."),
+        ("assistant", "Thanks, noted."),
+        ("user", "What if I get the promotion?"),
+        ("assistant", "On $5,000 a month after tax, you could save $1,000, spend $1,500 on "
+                      "rent and $2,500 on the rest."),
+    ],
+    # the rest of the sentence sets the opening value against the one in use
+    "lead_phrase_offers_an_alternative": [
+        ("user", "I pay $90 a month for my phone plan."),
+        ("assistant", "Thanks, noted."),
+        ("user", "Could you look at my phone bill?"),
+        ("assistant", "At $40 a month for your phone plan, 12 months comes to $480, saving you "
+                      "$600 a year."),
+    ],
     # a scenario's rate is a case the answer sets, not the rate said before
     "lead_phrase_sets_a_scenario_rate": [
         ("user", "What do stock index funds return?"),

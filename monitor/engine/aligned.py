@@ -224,9 +224,11 @@ _RELATIVE = re.compile(r"^\s*(?:which|who|that)\b", re.IGNORECASE)
 
 
 _PREMISE_WORDS = 14
-_SLOTS = frozenset({"percent", "clock", "year"})
+_SLOTS = frozenset({"percent", "clock", "year", "date"})
 """Dimensions a lead phrase sets as a case, not as a value said again: a scenario's rate
-("At 7% a year, ..."), a time of day ("At 5 pm, ..."), a year ("Since 2019, ...")."""
+("At 7% a year, ..."), a time of day ("At 5 pm, ..."), a year ("Since 2019, ..."), a
+date ("On 14 June, ...")."""
+_AT = re.compile(r"^(?:so,?\s+)?at\b", re.IGNORECASE)
 
 
 def premise(sentence: str) -> str | None:
@@ -240,19 +242,24 @@ def premise(sentence: str) -> str | None:
     or advice whose other numbers and names are its own (`derived`, `crowded`, names the
     earlier sentence never had), so it is not compared as a whole; the lead phrase alone
     claims the value and is compared like any sentence. None where there is no such lead,
-    where the lead compares values ("Since $1,800 is below your deductible") or sets a
-    case rather than a value (`_SLOTS`)."""
+    where the lead compares values ("Since $1,800 is below your deductible"), where the
+    sentence offers its value as an alternative ("..., saving you $600"), or where the
+    lead sets a case rather than a value: a scenario's rate, a time of day, a year or a
+    date (`_SLOTS`), or a stage "at" an age or a duration ("At 6 months old, ...", "At 12
+    weeks, ...", not "At $95 per hour for 48 hours, ...")."""
     opened = _LIST_MARK.sub("", sentence, count=1)
     parts = _CLAUSE_STOP.split(opened, maxsplit=1)
     if len(parts) < 2 or not parts[1].strip():
         return None
     lead = parts[0].strip(" *_\"'”’")
-    if len(lead.split()) > _PREMISE_WORDS or not cues.opens_premise(lead) or cues.compares(
-            lead):
+    if (len(lead.split()) > _PREMISE_WORDS or not cues.opens_premise(lead)
+            or cues.compares(lead) or cues.offers_alternative(opened)):
         return None
     found = measured(lead)
     if not found or any(a.quantity.dimension in _SLOTS for a in found):
         return None
+    if _AT.match(lead) and found[0].quantity.dimension == "time":
+        return None  # "At 6 months old, babies nap 3 times a day": a stage, not a value
     return lead
 
 

@@ -43,6 +43,10 @@ class Finding:
     detail: str
     verdict: PairVerdict | None = None
     """The verifier's judgement of the two sentences, once the verdict stage has run."""
+    lead: str | None = None
+    """The opening phrase of the claim's sentence, where it alone was compared
+    (`aligned.premise`): the rest of the sentence may speak of something else, so such a
+    finding is never sure enough to page."""
 
 
 def index_subject(triple: Triple) -> Triple:

@@ -175,16 +175,32 @@ def _discourse_openers() -> frozenset[str]:
 
 def opens_premise(phrase: str) -> bool:
     """ "At ...", "With ...", "Since ...": a lead phrase that may work from a value said
-    again; a framing opening ("At most", "On average", "With that in mind") does not."""
+    again; a framing opening ("At most", "So on average", "With that in mind") does not."""
     words = " ".join(phrase.lower().split())
-    if any(words == frame or words.startswith(frame + " ") for frame in _discourse_openers()):
+    bare = _SO.sub("", words)
+    if any(bare == frame or bare.startswith(frame + " ") for frame in _discourse_openers()):
         return False
     return _pattern("premise_openers").match(words) is not None
+
+
+_SO = re.compile(r"^so,?\s+")
 
 
 def compares(phrase: str) -> bool:
     """The phrase sets a value against another ("is below your deductible")."""
     return bool(_pattern("comparison_words").search(phrase))
+
+
+def offers_alternative(sentence: str) -> bool:
+    """The sentence sets its value against the one in use ("saving you $600", "instead of
+    10,000", "your new salary")."""
+    return bool(_pattern("alternative_words").search(sentence))
+
+
+def asks_for_alternative(prompt: str) -> bool:
+    """The user supposes another value or asks for another option ("what if I get the
+    promotion?", "any cheaper ones?", "my rent is going up")."""
+    return bool(_pattern("alternative_requests").search(prompt))
 
 
 def opens_conditional(sentence: str) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -513,7 +513,7 @@ class Engine:
         creative = cues.is_creative_request(prompt)
         reverted = [] if cues.asks_for_fiction(prompt) else _reverted_amounts(
             state, turn, extraction.asserted)
-        for found in (self._amount_findings(state, event, extraction, facts),
+        for found in (self._amount_findings(state, event, extraction, facts, prompt),
                       self._draft_findings(state, turn, extraction, prompt, creative),
                       reverted):
             found = [f for f in found if (f[1].claim.sentence, f[1].prior.sentence) not in pairs]
@@ -777,13 +777,16 @@ class Engine:
 
     def _amount_findings(
         self, state: ConversationState, event: TurnEvent, extraction: Extraction,
-        facts: list[Fact],
+        facts: list[Fact], prompt: str,
     ) -> list[tuple[int, contradiction.Finding, float]]:
-        """Amounts that clash between aligned sentences (see `engine.aligned`)."""
+        """Amounts that clash between aligned sentences (see `engine.aligned`); not the
+        opening value of a sentence where the user supposed another value or asked for
+        another option ("what if I get the promotion?": "On $5,000 a month, ...")."""
         if facts and all(f.modality == "composed" for f in facts):
             return []
         return self._amount_clashes(state, event.turn_index, extraction.asserted,
-                                    fragments=extraction.fragments)
+                                    fragments=extraction.fragments,
+                                    leads=not cues.asks_for_alternative(prompt))
 
     def _draft_findings(
         self, state: ConversationState, turn: int, extraction: Extraction, prompt: str,
@@ -811,21 +814,23 @@ class Engine:
     def _amount_clashes(
         self, state: ConversationState, turn: int, sentences: Sequence[tuple[str, str]],
         users_only: bool = False, fragments: AbstractSet[str] = frozenset(),
+        leads: bool = True,
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Each sentence's amounts against the remembered statements (only the user's own
         with `users_only`): one finding per pair of sentences at most, by the words around
         the amounts (`_clash_by_words`) or, failing them, by meaning (`_meaning_check`;
         not for `fragments`, list items and labels: "Butter — 250 g" on a shopping list
         says nothing of the 20 g in one meal, and the verifier reads it as if it did).
-        A sentence that works from a value said again is also read by its lead phrase
-        alone (`aligned.premise`) where the whole finds nothing, by meaning too: the lead
-        phrase names what its value is of even where the whole reads as a fragment ("7
-        nights comes to ..." parses without a subject)."""
+        With `leads`, a sentence that works from a value said again is also read by its
+        lead phrase alone (`aligned.premise`) where the whole finds nothing, by meaning
+        too: the lead phrase names what its value is of even where the whole reads as a
+        fragment ("7 nights comes to ..." parses without a subject)."""
         found: list[tuple[int, contradiction.Finding, float]] = []
         checks: list[tuple[int, _MeaningCheck]] = []  # each after found[:position]
         for whole, context in sentences:
             sentence = whole[:bounds.SENTENCE_CHARS]
-            lead = aligned.premise(sentence)  # "At $45 a night for a dog, 10 nights is $450"
+            # "At $45 a night for a dog, 10 nights is $450"
+            lead = aligned.premise(sentence) if leads else None
             readings = [_Said(text, context, turn, "assistant") for text in (sentence, lead)
                         if text is not None and aligned.measured(text)]
             if not readings:
@@ -852,15 +857,13 @@ class Engine:
                     found_ := self._clash_by_words(state, new, old)) is not None), None)
                 if clash is not None:
                     position, finding, alignment = clash
-                    found.append((position, replace(
-                        finding, claim=_quoting(finding.claim, sentence)), alignment))
+                    found.append((position, _said_whole(finding, sentence), alignment))
                 elif (self.verifier is not None
                       and len(checks) < self.config.amount_meaning_checks):
                     check = next((check_ for new in by_meaning if (
                         check_ := self._meaning_check(state, new, old)) is not None), None)
                     if check is not None:
-                        checks.append((len(found), replace(
-                            check, claim=_quoting(check.claim, sentence))))
+                        checks.append((len(found), _said_whole(check, sentence)))
         return self._by_meaning(found, checks)
 
     def _restated_amount(self, state: ConversationState, new: _Said, old: _Said,
@@ -942,7 +945,8 @@ class Engine:
             _amount_detector(check.prior.speaker), self.config.amount_confidence * 0.8,
             check.claim, check.prior,
             f"{check.values}; the earlier clause with {check.claim.object_text} in it "
-            f"entails this one, P {judgement.entailment:.2f}"), check.alignment))
+            f"entails this one, P {judgement.entailment:.2f}", lead=check.lead),
+            check.alignment))
             for (position, check), judgement in zip(checks, judged, strict=True)
             if judgement.entailment >= self.config.amount_same_entailment]
         keyed = [((i, 1), f) for i, f in enumerate(found)] + [((p, 0), f) for p, f in added]
@@ -1147,13 +1151,21 @@ class _MeaningCheck:
     prior: Fact
     alignment: float
     values: str
+    lead: str | None = None
 
 
-def _quoting(claim: Fact, sentence: str) -> Fact:
-    """The claim as its whole sentence says it, where a lead phrase of it was compared
-    (`aligned.premise`): the certificate quotes what the answer said, and a finding on the
-    lead is the same finding as one on the whole (one certificate per pair of sentences)."""
-    return claim if claim.sentence == sentence else replace(claim, sentence=sentence)
+_Quoted = TypeVar("_Quoted", contradiction.Finding, _MeaningCheck)
+
+
+def _said_whole(found: _Quoted, sentence: str) -> _Quoted:
+    """A finding (or a check) on a lead phrase of `sentence` (`aligned.premise`), with its
+    claim as the whole sentence says it: the certificate quotes what the answer said, and
+    a finding on the lead is the same finding as one on the whole (one certificate per
+    pair of sentences). `lead` keeps what was compared."""
+    if found.claim.sentence == sentence:
+        return found
+    return replace(found, claim=replace(found.claim, sentence=sentence),
+                   lead=found.claim.sentence)
 
 
 def _amount_detector(speaker: str) -> Detector:
@@ -1217,12 +1229,14 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     """Why the two sentences may not be about one thing after all, for a reader, if they
     may not: a finding of the verifier alone on a sentence that names its subject only by
     a pronoun ("It offers an async client" after "requests does not support async": which
-    "it"?), or two sentences that qualify their thing apart (`aligned.qualified_apart`).
-    Not for a broken constraint, whose rule and offending word name what they are
-    about."""
+    "it"?), a value compared by the opening phrase of its sentence alone (`Finding.lead`),
+    or two sentences that qualify their thing apart (`aligned.qualified_apart`). Not for a
+    broken constraint, whose rule and offending word name what they are about."""
     claim, prior = finding.claim, finding.prior
     if finding.detector == "constraint":
         return None
+    if finding.lead is not None:  # the rest of the sentence may be about another thing
+        return f'only its opening "{finding.lead}" was compared'
     if finding.detector == "nli":  # the verifier's alone: the rules read no subject
         for sentence, whose in ((claim.sentence, "this"), (prior.sentence, "the earlier")):
             if pronoun_led(sentence):

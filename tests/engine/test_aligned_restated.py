@@ -327,6 +327,28 @@ def test_add_the_amount_puts_it_in_and_adds_nothing(phrase: str, adds: bool) -> 
     ("For a group of four, the taxi is 50 euros.", None),
     ("At the station, tickets are $12.", None),
     ("At $45 per night for a medium-sized dog.", None),
+    # a stage at an age or a duration, a date, a framing opener after "so"
+    ("At 6 months old, babies nap 3 times a day.", None),
+    ("At 12 weeks pregnant, you'll have the dating scan.", None),
+    ("On 14 June, the fee is $40.", None),
+    ("So on average £18 per night for one cat, 9 nights comes to £162.", None),
+    ("At $95 per hour for 48 hours, you'd quote about $4,560.", "At $95 per hour for 48 hours"),
+    # the sentence offers its value as an alternative to the one in use
+    ("At $40 a month for your plan, 12 months comes to $480, saving you $600 a year.", None),
+    ("At 10 miles a day, 250 workdays comes to 2,500 miles instead of 10,000.", None),
+    ("On your new salary of $66,000, 15% would be $9,900 a year.", None),
 ])
 def test_the_lead_phrase_that_works_from_a_value(sentence: str, lead: str | None) -> None:
     assert aligned.premise(sentence) == lead
+
+
+@pytest.mark.parametrize("prompt, asks", [
+    ("What if I get the promotion?", True),
+    ("Could I switch to a cheaper phone plan?", True),
+    ("My landlord says rent is going up next year.", True),
+    ("Any nicer ones nearby?", True),
+    ("We're away for 9 nights. What will it come to?", False),
+    ("So what number do I quote?", False),
+])
+def test_a_user_asks_for_another_value_or_option(prompt: str, asks: bool) -> None:
+    assert cues.asks_for_alternative(prompt) is asks
