@@ -616,6 +616,14 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
         ("assistant", "On $5,000 a month after tax, you could save $1,000, spend $1,500 on "
                       "rent and $2,500 on the rest."),
     ],
+    # the user supposed another rent: "your $1,700 rent" is the one asked about
+    "users_own_value_in_a_what_if": [
+        ("user", "My rent is $1,400 a month and I take home $4,000."),
+        ("assistant", "Thanks, noted. That's 35% of your pay."),
+        ("user", "What if the landlord raises it next year?"),
+        ("assistant", "Then with your $1,700 rent, housing would take 43% of your $4,000, well "
+                      "over the 30% guideline."),
+    ],
     # the rest of the sentence sets the opening value against the one in use
     "lead_phrase_offers_an_alternative": [
         ("user", "I pay $90 a month for my phone plan."),
@@ -886,6 +894,16 @@ RECALL_CASES: dict[str, tuple[Turns, int, int]] = {
     # a total worked from the earlier price, said again wrongly in its lead phrase
     "price_per_night_said_again_wrongly_in_a_calculation": (_cattery(
         "At £19 per night for one cat, 9 nights comes to £171."), 3, 1),
+    # "your 144 sq ft deck" presupposes the size, in a sentence a condition keeps from
+    # being asserted as a whole
+    "size_said_again_as_the_users_own_in_a_conditional_sentence": ([
+        ("user", "How much stain for a 10x12 deck?"),
+        ("assistant", "A 10×12 deck is **120 sq ft**. One gallon usually covers 150-300 sq "
+                      "ft, so one gallon is enough for one coat."),
+        ("user", "The wood is quite old and grey. Anything different?"),
+        ("assistant", "Old wood soaks up more stain. For your **144 sq ft deck**, that means "
+                      "about 1 gallon per coat, plus a bit more if you're doing railings."),
+    ], 3, 1),
     # amounts written with the currency code first are values, not numbered names
     "price_with_currency_code_first_said_again_wrongly": ([
         ("user", "What does a 60-minute massage cost at a day spa in Calgary?"),

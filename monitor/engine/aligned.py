@@ -263,6 +263,38 @@ def premise(sentence: str) -> str | None:
     return lead
 
 
+_YOUR = re.compile(r"\byour\s+(?:[*_]+\s*)?(?:(?:current|usual|regular|own)\s+)?[*_]*$",
+                   re.IGNORECASE)
+"""What comes right before an amount the answer gives as the user's own ("your 144 sq ft
+deck", "your **$30,000** budget", "your usual 10 ml")."""
+
+
+_EMPHASIS = re.compile(r"\*+")
+
+
+def possessed(sentence: str) -> tuple[str, ...]:
+    """Each phrase that gives an amount as the user's own thing, from "your" to the end of
+    its clause: "For your 144 sq ft deck, that means about 1 gallon per coat" -> "your 144
+    sq ft deck". The answer says the value again in passing, inside a sentence whose
+    other numbers are its own (`crowded`, `derived`); the phrase alone claims it. None in
+    a sentence that offers an alternative ("your new $66,000 salary"), and no year, date,
+    time of day or rate in percent (`_SLOTS`)."""
+    if cues.offers_alternative(sentence):
+        return ()
+    found: list[str] = []
+    for amount in amounts.amounts(sentence):
+        q = amount.quantity
+        before = _YOUR.search(sentence, 0, q.start)
+        if (before is None or q.dimension in _SLOTS or q.dimension in _UNCOMPARED
+                or cues.years(q.surface)):
+            continue  # not "your 2019 model": a model year counts nothing
+        said = _EMPHASIS.sub("", before.group(0) + sentence[q.start:q.end]
+                             + _CLAUSE_STOP.split(sentence[q.end:])[0]).strip(" .!?")
+        if measured(said):
+            found.append(said)
+    return tuple(found)
+
+
 def clause(sentence: str, amount: Amount, surface: str | None = None) -> str:
     """`phrase`, with the short qualifying phrases fronted before it ("For high school,
     tuition is $28,500 a year", "On the basic Kindle, the battery lasts 10 weeks") and,

@@ -784,9 +784,12 @@ class Engine:
         another option ("what if I get the promotion?": "On $5,000 a month, ...")."""
         if facts and all(f.modality == "composed" for f in facts):
             return []
+        said = {s for s, _ in (*extraction.asserted, *extraction.quoted)}
+        presupposing = [(s, "") for s in extraction.sentences if s not in said]  # no heading
         return self._amount_clashes(state, event.turn_index, extraction.asserted,
                                     fragments=extraction.fragments,
-                                    leads=not cues.asks_for_alternative(prompt))
+                                    leads=not cues.asks_for_alternative(prompt),
+                                    presupposing=presupposing)
 
     def _draft_findings(
         self, state: ConversationState, turn: int, extraction: Extraction, prompt: str,
@@ -814,7 +817,7 @@ class Engine:
     def _amount_clashes(
         self, state: ConversationState, turn: int, sentences: Sequence[tuple[str, str]],
         users_only: bool = False, fragments: AbstractSet[str] = frozenset(),
-        leads: bool = True,
+        leads: bool = True, presupposing: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Each sentence's amounts against the remembered statements (only the user's own
         with `users_only`): one finding per pair of sentences at most, by the words around
@@ -822,21 +825,29 @@ class Engine:
         not for `fragments`, list items and labels: "Butter — 250 g" on a shopping list
         says nothing of the 20 g in one meal, and the verifier reads it as if it did).
         With `leads`, a sentence that works from a value said again is also read by its
-        lead phrase alone (`aligned.premise`) where the whole finds nothing, by meaning
-        too: the lead phrase names what its value is of even where the whole reads as a
-        fragment ("7 nights comes to ..." parses without a subject)."""
+        lead phrase alone (`aligned.premise`), and by each phrase that gives an amount as
+        the user's own ("your 144 sq ft deck": `aligned.possessed`), where the whole finds
+        nothing; by meaning too: such a phrase names what its value is of even where the
+        whole reads as a fragment ("7 nights comes to ..." parses without a subject). The
+        `presupposing` sentences (a conditional, a question) are read by those phrases
+        only: "For your 144 sq ft deck, ..., plus more if you're doing railings" asserts
+        nothing as a whole, yet takes the deck's size as given."""
         found: list[tuple[int, contradiction.Finding, float]] = []
         checks: list[tuple[int, _MeaningCheck]] = []  # each after found[:position]
-        for whole, context in sentences:
+        for whole, context, stated in [*((s, c, True) for s, c in sentences),
+                                       *((s, c, False) for s, c in presupposing)]:
             sentence = whole[:bounds.SENTENCE_CHARS]
             # "At $45 a night for a dog, 10 nights is $450"
             lead = aligned.premise(sentence) if leads else None
-            readings = [_Said(text, context, turn, "assistant") for text in (sentence, lead)
+            said_again = (lead, *aligned.possessed(sentence)) if leads else ()
+            readings = [_Said(text, context, turn, "assistant")
+                        for text in ((sentence, *said_again) if stated else said_again)
                         if text is not None and aligned.measured(text)]
             if not readings:
                 continue
             # a lead phrase says what its value is of, whatever the parse made of the rest
-            by_meaning = [r for r in readings if r.sentence == lead or whole not in fragments]
+            by_meaning = [r for r in readings if r.sentence != sentence
+                          or whole not in fragments]
             for old_turn, speaker, old_sentence, old_context in state.statements:
                 if (old_turn >= turn or speaker in {"user-question", "user-revision"}
                         or (users_only and speaker != "user")):

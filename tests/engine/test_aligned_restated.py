@@ -352,3 +352,18 @@ def test_the_lead_phrase_that_works_from_a_value(sentence: str, lead: str | None
 ])
 def test_a_user_asks_for_another_value_or_option(prompt: str, asks: bool) -> None:
     assert cues.asks_for_alternative(prompt) is asks
+
+
+@pytest.mark.parametrize("sentence, said", [
+    ("For your **144 sq ft deck**, that means about 1 gallon per coat, so 2 gallons.",
+     ("your 144 sq ft deck",)),
+    ("Toppings for your 10 guests:", ("your 10 guests",)),
+    ("Keep taking your usual 10 ml three times a day.", ("your usual 10 ml three times a day",)),
+    # an alternative, a year, a percent: no value of the user's said again
+    ("On your new salary of $66,000, 15% would be $9,900.", ()),
+    ("Since your 2019 model has 60,000 miles, change the oil.", ()),
+    ("Raise your 4% contribution.", ()),
+    ("Two coats over 366 sq ft is about 2.9 gallons.", ()),
+])
+def test_an_amount_given_as_the_users_own(sentence: str, said: tuple[str, ...]) -> None:
+    assert aligned.possessed(sentence) == said
