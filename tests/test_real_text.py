@@ -624,6 +624,30 @@ FALSE_ALARM_CASES: dict[str, Turns] = {
         ("assistant", "Then with your $1,700 rent, housing would take 43% of your $4,000, well "
                       "over the 30% guideline."),
     ],
+    # a target in a summary list: the user's own figure as it should become
+    "users_own_value_as_a_target": [
+        ("user", "I walk about 6,000 steps a day. How do I get fitter?"),
+        ("assistant", "Add a 10-minute walk after lunch and take the stairs where you can."),
+        ("user", "Summarize the plan."),
+        ("assistant", "**Targets**\n\n- Your 10,000 steps a day target\n- 2 strength "
+                      "sessions a week"),
+    ],
+    # an item of a timeline: what the user's savings will be then
+    "users_own_value_in_a_plan_item": [
+        ("user", "I have $4,000 in savings and I put away $400 a month."),
+        ("assistant", "Nice habit. In a year you'll have about $8,800 plus interest."),
+        ("user", "Which milestones should I look forward to?"),
+        ("assistant", "- **Month 3:** your $5,200 in savings covers a month of rent.\n"
+                      "- **Month 11:** your $8,400 in savings is a solid emergency fund."),
+    ],
+    # a question about stretching the budget: the user's cap and another figure
+    "users_budget_in_a_question_about_stretching_it": [
+        ("user", "I need a laptop for college, my budget is max $800."),
+        ("assistant", "The IdeaPad Slim 5 and the Acer Swift Go are both good picks."),
+        ("user", "Which one lasts longer on battery?"),
+        ("assistant", "The IdeaPad lasts about 12 hours, the Acer about 9. At your budget of "
+                      "$1,000, would the Zenbook 14 be better? Only if you can stretch."),
+    ],
     # the rest of the sentence sets the opening value against the one in use
     "lead_phrase_offers_an_alternative": [
         ("user", "I pay $90 a month for my phone plan."),

@@ -253,8 +253,9 @@ def premise(sentence: str) -> str | None:
         return None
     lead = parts[0].strip(" *_\"'”’")
     if (len(lead.split()) > _PREMISE_WORDS or not cues.opens_premise(lead)
-            or cues.compares(lead) or cues.offers_alternative(opened)):
-        return None
+            or cues.compares(lead) or cues.states_goal(lead)
+            or cues.offers_alternative(opened)):
+        return None  # "With your 10,000 steps a day target, ...": a goal, not a value
     found = measured(lead)
     if not found or any(a.quantity.dimension in _SLOTS for a in found):
         return None
@@ -277,19 +278,26 @@ def possessed(sentence: str) -> tuple[str, ...]:
     its clause: "For your 144 sq ft deck, that means about 1 gallon per coat" -> "your 144
     sq ft deck". The answer says the value again in passing, inside a sentence whose
     other numbers are its own (`crowded`, `derived`); the phrase alone claims it. None in
-    a sentence that offers an alternative ("your new $66,000 salary"), and no year, date,
-    time of day or rate in percent (`_SLOTS`)."""
-    if cues.offers_alternative(sentence):
-        return ()
+    a sentence that offers an alternative ("your new $66,000 salary"), states a goal
+    ("your 10 km long run by week 8") or is an item of a plan ("Month 2: your $6,000 in
+    savings ..."), no year, date, time of day or rate in percent
+    (`_SLOTS`), and the phrase stops before the next amount ("your $800 budget to
+    $1,000")."""
+    if (cues.offers_alternative(sentence) or cues.states_goal(sentence)
+            or cues.opens_plan_item(sentence)):
+        return ()  # "your new salary", "your 10 km long run by week 8": not the value now
     found: list[str] = []
-    for amount in amounts.amounts(sentence):
+    said_in = amounts.amounts(sentence)
+    for amount in said_in:
         q = amount.quantity
         before = _YOUR.search(sentence, 0, q.start)
         if (before is None or q.dimension in _SLOTS or q.dimension in _UNCOMPARED
                 or cues.years(q.surface)):
             continue  # not "your 2019 model": a model year counts nothing
+        end = min([a.quantity.start for a in said_in if a.quantity.start >= q.end],
+                  default=len(sentence))  # not across the next amount: "to $1,000"
         said = _EMPHASIS.sub("", before.group(0) + sentence[q.start:q.end]
-                             + _CLAUSE_STOP.split(sentence[q.end:])[0]).strip(" .!?")
+                             + _CLAUSE_STOP.split(sentence[q.end:end])[0]).strip(" .!?")
         if measured(said):
             found.append(said)
     return tuple(found)

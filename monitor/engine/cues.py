@@ -41,6 +41,8 @@ def _words(name: str) -> re.Pattern[str]:
 def _pattern(name: str) -> re.Pattern[str]:
     if name == "template_pattern":
         return re.compile(_data()[name])
+    if name == "plan_label_pattern":
+        return re.compile(_data()[name], re.IGNORECASE)
     return _words(name)
 
 
@@ -83,6 +85,12 @@ def is_epistemic(sentence: str) -> bool:
 
 def is_template(sentence: str) -> bool:
     return bool(_pattern("template_pattern").search(sentence))
+
+
+def opens_plan_item(sentence: str) -> bool:
+    """ "Week 6-9: Push your 9 km long run", "Month 2: your $6,000 in savings ...": an item
+    of a plan or a timeline, about a later time."""
+    return bool(_pattern("plan_label_pattern").match(sentence))
 
 
 def asks(sentence: str) -> bool:

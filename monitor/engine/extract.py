@@ -114,6 +114,8 @@ class Extraction:
     quoted: list[tuple[str, str]] = field(default_factory=list)
     """(sentence, heading context) of the statements inside block quotes: somebody's words
     (read as "reported"), or a draft the assistant wrote for the user to send."""
+    scopes: dict[str, str] = field(default_factory=dict)
+    """The heading context of each of `sentences`, asserted or not."""
 
 
 class Extractor(Protocol):
@@ -463,6 +465,7 @@ class RuleExtractor:
                 if not text:
                     continue
                 result.sentences.append(text)
+                result.scopes.setdefault(text, scope)
                 if cues.is_template(text):
                     continue  # "[Your Name]": a form to fill in, not a claim
                 sentence_modality: Modality = "question" if text.endswith("?") else "asserted"

@@ -785,7 +785,8 @@ class Engine:
         if facts and all(f.modality == "composed" for f in facts):
             return []
         said = {s for s, _ in (*extraction.asserted, *extraction.quoted)}
-        presupposing = [(s, "") for s in extraction.sentences if s not in said]  # no heading
+        presupposing = [(s, extraction.scopes.get(s, "")) for s in extraction.sentences
+                        if s not in said and _presupposes(s)]
         return self._amount_clashes(state, event.turn_index, extraction.asserted,
                                     fragments=extraction.fragments,
                                     leads=not cues.asks_for_alternative(prompt),
@@ -837,6 +838,8 @@ class Engine:
         for whole, context, stated in [*((s, c, True) for s, c in sentences),
                                        *((s, c, False) for s, c in presupposing)]:
             sentence = whole[:bounds.SENTENCE_CHARS]
+            if cues.opens_plan_item(sentence):
+                continue  # "Month 3: your savings reach $5,200": a later time's value
             # "At $45 a night for a dog, 10 nights is $450"
             lead = aligned.premise(sentence) if leads else None
             said_again = (lead, *aligned.possessed(sentence)) if leads else ()
@@ -853,7 +856,7 @@ class Engine:
                         or (users_only and speaker != "user")):
                     continue
                 budget = (aligned.budget_restated(sentence, old_sentence)
-                          if speaker == "user" else None)
+                          if speaker == "user" and stated else None)
                 if budget is not None and not aligned.user_gave_amount(
                         state.statements, old_turn, turn, budget[0]):
                     found.append(self._budget_finding(
@@ -868,13 +871,14 @@ class Engine:
                     found_ := self._clash_by_words(state, new, old)) is not None), None)
                 if clash is not None:
                     position, finding, alignment = clash
-                    found.append((position, _said_whole(finding, sentence), alignment))
+                    found.append((position, _said_whole(finding, sentence, stated),
+                                  alignment))
                 elif (self.verifier is not None
                       and len(checks) < self.config.amount_meaning_checks):
                     check = next((check_ for new in by_meaning if (
                         check_ := self._meaning_check(state, new, old)) is not None), None)
                     if check is not None:
-                        checks.append((len(found), _said_whole(check, sentence)))
+                        checks.append((len(found), _said_whole(check, sentence, stated)))
         return self._by_meaning(found, checks)
 
     def _restated_amount(self, state: ConversationState, new: _Said, old: _Said,
@@ -1165,15 +1169,26 @@ class _MeaningCheck:
     lead: str | None = None
 
 
+def _presupposes(sentence: str) -> bool:
+    """A sentence not asserted as a whole whose opening or possessed phrases may still take
+    a value as given ("For your 144 sq ft deck, ..., plus more if you're doing railings");
+    not a question (one may ask about another value: "At $1,600 a month, would ...?"), a
+    supposition, a form to fill in or a sentence about what can be known."""
+    return not (sentence.rstrip().endswith("?") or cues.opens_conditional(sentence)
+                or cues.is_template(sentence) or cues.is_epistemic(sentence.lower()))
+
+
 _Quoted = TypeVar("_Quoted", contradiction.Finding, _MeaningCheck)
 
 
-def _said_whole(found: _Quoted, sentence: str) -> _Quoted:
-    """A finding (or a check) on a lead phrase of `sentence` (`aligned.premise`), with its
-    claim as the whole sentence says it: the certificate quotes what the answer said, and
-    a finding on the lead is the same finding as one on the whole (one certificate per
-    pair of sentences). `lead` keeps what was compared."""
-    if found.claim.sentence == sentence:
+def _said_whole(found: _Quoted, sentence: str, stated: bool = True) -> _Quoted:
+    """A finding (or a check) on a phrase of `sentence` (`aligned.premise`,
+    `aligned.possessed`), with its claim as the whole sentence says it: the certificate
+    quotes what the answer said, and a finding on the phrase is the same finding as one
+    on the whole (one certificate per pair of sentences). `lead` keeps what was compared;
+    it is set for any finding in a sentence not `stated` as a whole, even where the
+    phrase is all of it ("Your 10,000 steps a day target")."""
+    if found.claim.sentence == sentence and stated:
         return found
     return replace(found, claim=replace(found.claim, sentence=sentence),
                    lead=found.claim.sentence)

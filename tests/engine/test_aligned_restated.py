@@ -358,7 +358,9 @@ def test_a_user_asks_for_another_value_or_option(prompt: str, asks: bool) -> Non
     ("For your **144 sq ft deck**, that means about 1 gallon per coat, so 2 gallons.",
      ("your 144 sq ft deck",)),
     ("Toppings for your 10 guests:", ("your 10 guests",)),
-    ("Keep taking your usual 10 ml three times a day.", ("your usual 10 ml three times a day",)),
+    ("Keep taking your usual 10 ml three times a day.", ("your usual 10 ml",)),
+    ("Would you raise your $800 budget to $1,000?", ("your $800 budget to",)),
+    ("Your 10,000 steps a day target", ()),
     # an alternative, a year, a percent: no value of the user's said again
     ("On your new salary of $66,000, 15% would be $9,900.", ()),
     ("Since your 2019 model has 60,000 miles, change the oil.", ()),
@@ -367,3 +369,14 @@ def test_a_user_asks_for_another_value_or_option(prompt: str, asks: bool) -> Non
 ])
 def test_an_amount_given_as_the_users_own(sentence: str, said: tuple[str, ...]) -> None:
     assert aligned.possessed(sentence) == said
+
+
+@pytest.mark.parametrize("sentence, plan", [
+    ("Week 6-9: Push your 9 km long run a little faster.", True),
+    ("- **Month 3:** your $5,200 in savings covers a month of rent.", True),
+    ("Phase 2+: add a second session.", True),
+    ("Day 2: the museum costs 15 euros.", False),  # an itinerary says which day
+    ("Week one is the easiest.", False),
+])
+def test_an_item_of_a_plan_is_a_later_time(sentence: str, plan: bool) -> None:
+    assert cues.opens_plan_item(sentence) is plan
