@@ -170,9 +170,15 @@ def other_one(a: str, b: str) -> bool:
 
 
 def names_differ(a: str, b: str, values: str = "") -> bool:
-    """The sentences do not name the same things (values being compared aside)."""
+    """The sentences do not name the same things (values being compared aside): one names
+    something the other does not say in any case. Users write names and units in lower
+    case ("300 mbps", "16gb ram"), answers capitalise them ("100 Mbps", "8 GB RAM")."""
     ignore = set(values.lower().split())
-    return (_names(a) - ignore) != (_names(b) - ignore)
+    return bool(_unsaid_names(a, b) - ignore or _unsaid_names(b, a) - ignore)
+
+
+def _unsaid_names(sentence: str, other: str) -> set[str]:
+    return _names(sentence) - set(_LETTERS.findall(other.lower()))
 
 
 def different_names(a: str, b: str, values: str = "") -> bool:

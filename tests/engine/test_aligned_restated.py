@@ -380,3 +380,13 @@ def test_an_amount_given_as_the_users_own(sentence: str, said: tuple[str, ...]) 
 ])
 def test_an_item_of_a_plan_is_a_later_time(sentence: str, plan: bool) -> None:
     assert cues.opens_plan_item(sentence) is plan
+
+
+def test_a_name_said_in_lower_case_by_the_other_sentence_is_shared() -> None:
+    assert not aligned.names_differ("Your 100 Mbps plan is the middle tier.",
+                                    "i pay for 300 mbps internet")
+    assert not aligned.names_differ("With 8 GB of RAM, it will be slow.",
+                                    "my laptop has 16gb ram")
+    assert aligned.names_differ("Hotel Alma costs £120 a night.", "The hotel costs £90.")
+    assert aligned.names_differ("Hotel Alma costs £120 a night.",
+                                "Hotel Sol costs £90 a night.")
