@@ -265,7 +265,7 @@ def test_an_owned_up_claim_picks_its_own_facts_of_the_mistaken_sentence() -> Non
         "adult entry ticket"]
 
 
-def test_a_value_compared_by_its_opening_phrase_alone_never_pages() -> None:
+def test_a_value_compared_by_a_phrase_alone_never_pages() -> None:
     """The rest of the sentence may speak of something else ("At £19 per night for one
     cat, Whiskers Retreat is the nicest"): a guess of sameness, so a warning at most."""
     prior = _fact("cattery night", "amount", "£14", "A cattery charges about £14 per night.")
@@ -274,4 +274,4 @@ def test_a_value_compared_by_its_opening_phrase_alone_never_pages() -> None:
     finding = Finding("numeric", 0.99, claim, prior, "£19 vs £14")
     assert _sameness_guessed(finding) is None
     lead = replace(finding, lead="At £19 per night for one cat")
-    assert _sameness_guessed(lead) == 'only its opening "At £19 per night for one cat" was compared'
+    assert _sameness_guessed(lead) == 'only its phrase "At £19 per night for one cat" was compared'

@@ -111,9 +111,12 @@ def _numbered(sentence: str) -> set[str]:
     """The numbered names of a sentence ("Class 4", "Box 1"); not an amount written with
     its currency code first ("CAD 140", "CHF 92"), which is the value compared, not a
     name."""
+    named = list(_NUMBERED.finditer(sentence))
+    if not named:
+        return set()  # cheap first: most sentences number nothing
     codes = {a.quantity.start for a in amounts.amounts(sentence)
              if a.quantity.dimension.startswith("currency")}
-    return {m.group(0).lower() for m in _NUMBERED.finditer(sentence) if m.start() not in codes}
+    return {m.group(0).lower() for m in named if m.start() not in codes}
 
 
 _SIZE = re.compile(r"\b(\d+(?:\.\d+)?)[xX×](\d+(?:\.\d+)?)\b")
@@ -250,10 +253,11 @@ def premise(sentence: str) -> str | None:
     earlier sentence never had), so it is not compared as a whole; the lead phrase alone
     claims the value and is compared like any sentence. None where there is no such lead,
     where the lead compares values ("Since $1,800 is below your deductible"), where the
-    sentence offers its value as an alternative ("..., saving you $600"), or where the
-    lead sets a case rather than a value: a scenario's rate, a time of day, a year or a
-    date (`_SLOTS`), or a stage "at" an age or a duration ("At 6 months old, ...", "At 12
-    weeks, ...", not "At $95 per hour for 48 hours, ...")."""
+    sentence offers its value as an alternative ("..., saving you $600"), where the lead
+    states a goal ("With your 10,000 steps a day target"), or where it sets a case rather
+    than a value: a scenario's rate, a time of day, a year or a date (`_SLOTS`), or a
+    stage "at" an age or a duration ("At 6 months old, ...", "At 12 weeks, ...", not "At
+    $95 per hour for 48 hours, ...")."""
     opened = _LIST_MARK.sub("", sentence, count=1)
     parts = _CLAUSE_STOP.split(opened, maxsplit=1)
     if len(parts) < 2 or not parts[1].strip():
@@ -287,9 +291,8 @@ def possessed(sentence: str) -> tuple[str, ...]:
     other numbers are its own (`crowded`, `derived`); the phrase alone claims it. None in
     a sentence that offers an alternative ("your new $66,000 salary"), states a goal
     ("your 10 km long run by week 8") or is an item of a plan ("Month 2: your $6,000 in
-    savings ..."), no year, date, time of day or rate in percent
-    (`_SLOTS`), and the phrase stops before the next amount ("your $800 budget to
-    $1,000")."""
+    savings ..."); no year, date, time of day or rate in percent (`_SLOTS`); and the
+    phrase stops before the next amount ("your $800 budget to $1,000")."""
     if _YOURS.search(sentence) is None:
         return ()  # cheap first: reading the amounts of every sentence costs ~100 µs
     if (cues.offers_alternative(sentence) or cues.states_goal(sentence)

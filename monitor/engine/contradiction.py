@@ -44,9 +44,10 @@ class Finding:
     verdict: PairVerdict | None = None
     """The verifier's judgement of the two sentences, once the verdict stage has run."""
     lead: str | None = None
-    """The opening phrase of the claim's sentence, where it alone was compared
-    (`aligned.premise`): the rest of the sentence may speak of something else, so such a
-    finding is never sure enough to page."""
+    """The phrase of the claim's sentence that alone was compared, its opening
+    (`aligned.premise`) or an amount given as the user's own (`aligned.possessed`): the
+    rest of the sentence may speak of something else, so such a finding is never sure
+    enough to page."""
 
 
 def index_subject(triple: Triple) -> Triple:

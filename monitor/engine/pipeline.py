@@ -779,9 +779,11 @@ class Engine:
         self, state: ConversationState, event: TurnEvent, extraction: Extraction,
         facts: list[Fact], prompt: str,
     ) -> list[tuple[int, contradiction.Finding, float]]:
-        """Amounts that clash between aligned sentences (see `engine.aligned`); not the
-        opening value of a sentence where the user supposed another value or asked for
-        another option ("what if I get the promotion?": "On $5,000 a month, ...")."""
+        """Amounts that clash between aligned sentences (see `engine.aligned`), and those
+        the phrases of a sentence take as given, in asserted sentences and in those a
+        trailing condition or a goal keeps from being asserted (`_presupposes`); no phrase
+        is read alone where the user supposed another value or asked for another option
+        ("what if I get the promotion?": "On $5,000 a month, ...")."""
         if facts and all(f.modality == "composed" for f in facts):
             return []
         said = {s for s, _ in (*extraction.asserted, *extraction.quoted)}
@@ -830,9 +832,10 @@ class Engine:
         the user's own ("your 144 sq ft deck": `aligned.possessed`), where the whole finds
         nothing; by meaning too: such a phrase names what its value is of even where the
         whole reads as a fragment ("7 nights comes to ..." parses without a subject). The
-        `presupposing` sentences (a conditional, a question) are read by those phrases
-        only: "For your 144 sq ft deck, ..., plus more if you're doing railings" asserts
-        nothing as a whole, yet takes the deck's size as given."""
+        `presupposing` sentences, not asserted as a whole, are read by those phrases only:
+        "For your 144 sq ft deck, ..., plus more if you're doing railings" asserts nothing
+        as a whole, yet takes the deck's size as given. An item of a plan ("Month 3: ...")
+        is not read at all: it says what a value will be."""
         found: list[tuple[int, contradiction.Finding, float]] = []
         checks: list[tuple[int, _MeaningCheck]] = []  # each after found[:position]
         for whole, context, stated in [*((s, c, True) for s, c in sentences),
@@ -1255,14 +1258,14 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     """Why the two sentences may not be about one thing after all, for a reader, if they
     may not: a finding of the verifier alone on a sentence that names its subject only by
     a pronoun ("It offers an async client" after "requests does not support async": which
-    "it"?), a value compared by the opening phrase of its sentence alone (`Finding.lead`),
+    "it"?), a value compared by a phrase of its sentence alone (`Finding.lead`),
     or two sentences that qualify their thing apart (`aligned.qualified_apart`). Not for a
     broken constraint, whose rule and offending word name what they are about."""
     claim, prior = finding.claim, finding.prior
     if finding.detector == "constraint":
         return None
     if finding.lead is not None:  # the rest of the sentence may be about another thing
-        return f'only its opening "{finding.lead}" was compared'
+        return f'only its phrase "{finding.lead}" was compared'
     if finding.detector == "nli":  # the verifier's alone: the rules read no subject
         for sentence, whose in ((claim.sentence, "this"), (prior.sentence, "the earlier")):
             if pronoun_led(sentence):
