@@ -39,10 +39,8 @@ def _words(name: str) -> re.Pattern[str]:
 
 @cache
 def _pattern(name: str) -> re.Pattern[str]:
-    if name == "template_pattern":
+    if name.endswith("_pattern"):  # a regular expression, not a word list
         return re.compile(_data()[name])
-    if name == "plan_label_pattern":
-        return re.compile(_data()[name], re.IGNORECASE)
     return _words(name)
 
 

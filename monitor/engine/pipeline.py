@@ -843,9 +843,9 @@ class Engine:
             sentence = whole[:bounds.SENTENCE_CHARS]
             if cues.opens_plan_item(sentence):
                 continue  # "Month 3: your savings reach $5,200": a later time's value
-            # "At $45 a night for a dog, 10 nights is $450"
-            lead = aligned.premise(sentence) if leads else None
-            said_again = (lead, *aligned.possessed(sentence)) if leads else ()
+            # "At $45 a night for a dog, 10 nights is $450"; "for your 144 sq ft deck"
+            said_again = (aligned.premise(sentence), *aligned.possessed(sentence)
+                          ) if leads else ()
             readings = [_Said(text, context, turn, "assistant")
                         for text in ((sentence, *said_again) if stated else said_again)
                         if text is not None and aligned.measured(text)]
