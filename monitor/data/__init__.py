@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -59,12 +59,16 @@ def word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
 
 
 @cache
+@cache
 def kinds_reader(name: str) -> Callable[[str], frozenset[str]]:
     """A two-column table (a word or phrase, the kind it names) as a reader of texts: the
-    kinds a text names, whole words only, whatever their case."""
+    kinds a text names, whole words only, whatever their case. One reader per table, and
+    each remembers its recent texts: the amount routes ask it of the same remembered
+    sentence against every new one, and a scan of a long alternation costs about 30 µs."""
     kind_of = {row[0].lower(): row[1] for row in rows(name)}
     pattern = word_pattern(tuple(kind_of))
 
+    @lru_cache(maxsize=8192)
     def kinds(text: str) -> frozenset[str]:
         return frozenset(kind_of[m.group(0).lower()] for m in pattern.finditer(text))
 

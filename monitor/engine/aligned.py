@@ -53,13 +53,37 @@ _AGE_AFTER = re.compile(r"-olds?\b", re.IGNORECASE)
 """A "6-year-old" names who is meant, as "a 4-month-old puppy" does: no duration."""
 
 
-def _names(sentence: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def _measures(sentence: str) -> frozenset[tuple[str, str | None]]:
+    """What the sentence's comparable amounts measure, as `amounts.comparable` tells them
+    apart: the dimension, and for counts the counted thing."""
+    return frozenset((a.quantity.dimension, a.quantity.unit if a.quantity.dimension in {
+        "count", "ordinal"} else None) for a in measured(sentence))
+
+
+def may_conflict(new: str, old: str) -> bool:
+    """Some amount of each sentence measures the same kind of thing: without one,
+    `conflicts` finds nothing. A cheap test first: an answer's sentence is set against
+    every remembered statement, and most pairs measure different things (a price against
+    a duration)."""
+    return not _measures(new).isdisjoint(_measures(old))
+
+
+@lru_cache(maxsize=8192)
+def _names(sentence: str) -> frozenset[str]:
     """Capitalised words inside the sentence; not a function word that opens a clause
     after a label or a dash ("Meals: Since ...", "Tip: You ..."): "ChatGPT Plus" and "IT"
-    stay names."""
+    stay names. Cached: a remembered sentence is set against every new one."""
     text = sentence.strip(" *-#>")
-    return {m.group(0).lower() for m in _NAME.finditer(text)
-            if not _opens_clause(text, m)}
+    return frozenset(m.group(0).lower() for m in _NAME.finditer(text)
+                     if not _opens_clause(text, m))
+
+
+@lru_cache(maxsize=8192)
+def _spelled(sentence: str) -> frozenset[str]:
+    """The words a sentence spells, in lower case, whatever their case there. Cached as
+    `_names` is."""
+    return frozenset(_LETTERS.findall(sentence.lower()))
 
 
 _CLAUSE_BREAK = re.compile(r"(?:[:(\u2014\u2013]|\s-)[\s*_]*$")
@@ -180,8 +204,8 @@ def names_differ(a: str, b: str, values: str = "") -> bool:
     return bool(_unsaid_names(a, b) - ignore or _unsaid_names(b, a) - ignore)
 
 
-def _unsaid_names(sentence: str, other: str) -> set[str]:
-    return _names(sentence) - set(_LETTERS.findall(other.lower()))
+def _unsaid_names(sentence: str, other: str) -> frozenset[str]:
+    return _names(sentence) - _spelled(other)
 
 
 def different_names(a: str, b: str, values: str = "") -> bool:
@@ -315,6 +339,7 @@ def possessed(sentence: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+@lru_cache(maxsize=16384)
 def clause(sentence: str, amount: Amount, surface: str | None = None) -> str:
     """`phrase`, with the short qualifying phrases fronted before it ("For high school,
     tuition is $28,500 a year", "On the basic Kindle, the battery lasts 10 weeks") and,
@@ -517,6 +542,7 @@ _ADJECTIVE_RATE = re.compile(
 _RATE_AFTER = re.compile(r"^\s*(" + "|".join(_SPAN_OF) + r")\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=16384)
 def span(sentence: str, amount: Amount) -> str | None:
     """`rate`, or a rate said as an adjective of the price in the amount's clause ("the
     daily rental rate is 55 euros", "an annual premium of $2,300", "55 euros nightly");
@@ -610,7 +636,7 @@ def restated_clause(new: str, a: Amount, old: str, b: Amount) -> tuple[str, str]
     (another laptop's "Harman Kardon speakers", in whatever clause: the restatement of a
     value drops names, it does not add them).
     """
-    if _names(new) - set(_LETTERS.findall(old.lower())):
+    if _names(new) - _spelled(old):
         return None  # a restatement drops names ("the tasting menu at Noma"), adds none
     premise, hypothesis = clause(old, b, a.surface), clause(new, a)
     things = shared_words(premise, hypothesis) - cues.content_words(a.surface) - _MEASURE_WORDS

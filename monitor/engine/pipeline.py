@@ -869,6 +869,8 @@ class Engine:
                     continue  # a puzzle's data, not what the user says of their situation
                 if cues.years(sentence) != cues.years(old_sentence):
                     continue  # "today ... back in 2022": different time frames
+                if not any(aligned.may_conflict(r.sentence, old_sentence) for r in readings):
+                    continue  # no amount of one measures what an amount of the other does
                 old = _Said(old_sentence, old_context, old_turn, speaker)
                 clash = next((found_ for new in readings if (
                     found_ := self._clash_by_words(state, new, old)) is not None), None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -355,7 +356,10 @@ def _other_years(sentence: str, prior: str) -> bool:
     return not (only_years and said_again and _SETS_RIGHT.search(sentence))
 
 
+@lru_cache(maxsize=8192)
 def _normal(sentence: str) -> str:
+    """The sentence's words and numbers in lower case, punctuation and spacing aside.
+    Cached: every remembered sentence is normalised again for each new one."""
     return " ".join("".join(ch if ch.isalnum() else " " for ch in sentence.lower()).split())
 
 
