@@ -48,6 +48,8 @@ def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: 
     # allergy advice about the thing ruled out
     ("she's allergic to tree nuts", 'Read labels: "may contain tree nuts" warnings change.'),
     ("she's allergic to tree nuts", "40 g chocolate chips (check the label for nut traces)"),
+    ("my son doesn't eat pork", "Be careful: some chicken sausages contain pork."),
+    ("my son doesn't eat pork", "Pick sausages labelled 100% chicken, as many have pork."),
     # a food group's name is a word, not a prefix: nutmeg is no nut
     ("my son has a nut allergy", "Add a pinch of nutmeg and a nutritious oat topping."),
     # the answer speaks of the allergy itself

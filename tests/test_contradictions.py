@@ -122,6 +122,15 @@ def test_amounts_for_the_same_thing_still_conflict(first: str, second: str) -> N
      "A monthly bus pass costs about 55 euros."),
     ("On the premium plan, the storage limit is 2 TB.",
      "On the family plan, the storage limit is 1 TB."),
+    # what one variant is said to include, against another's modifier
+    ("A basic ticket to the castle costs 18 euros.",
+     "A ticket that includes the rooftop terrace costs 30 euros."),
+    # two things of one place: the words around the values share only "cost" and a name
+    ("The flights alone typically cost about $700 from Chicago.",
+     "Altogether, the trip typically costs about $2,500 from Chicago."),
+    # one thing counted two ways, each count with its own price
+    ("A crew of two painters typically charges about $300 per day.",
+     "A crew of three painters typically charges about $450 per day."),
 ])
 def test_values_of_a_thing_qualified_apart_warn_and_do_not_page(first: str, second: str) -> None:
     """Maybe two variants' values, maybe one value changed: the finding stays, as a warning
@@ -136,6 +145,10 @@ def test_values_of_a_thing_qualified_apart_warn_and_do_not_page(first: str, seco
      "A hardwood deck usually costs about $30 per square foot to build."),
     ("On the premium plan, the storage limit is 2 TB.",
      "On the premium plan, the storage limit is 1 TB."),
+    ("The venue usually costs about $10,000 in the Midwest.",
+     "The venue usually costs about $14,000 in the Midwest."),
+    ("A team of two cleaners usually charges about $60 per hour.",
+     "A team of two cleaners usually charges about $90 per hour."),
 ])
 def test_values_of_a_thing_qualified_alike_page(first: str, second: str) -> None:
     assert [(c.detector, c.severity) for c in pair(first, second)] == [("numeric", "page")]

@@ -268,7 +268,8 @@ def test_an_owned_up_claim_picks_its_own_facts_of_the_mistaken_sentence() -> Non
 def test_a_value_compared_by_a_phrase_alone_never_pages() -> None:
     """The rest of the sentence may speak of something else ("At £19 per night for one
     cat, Whiskers Retreat is the nicest"): a guess of sameness, so a warning at most."""
-    prior = _fact("cattery night", "amount", "£14", "A cattery charges about £14 per night.")
+    prior = _fact("cattery night", "amount", "£14",
+                  "A cattery charges about £14 per night for one cat.")
     claim = replace(prior, sentence="At £19 per night for one cat, 9 nights comes to £171.",
                     turn=3, object="£19", object_text="£19")
     finding = Finding("numeric", 0.99, claim, prior, "£19 vs £14")

@@ -402,32 +402,64 @@ def qualified_apart(new: str, old: str, new_value: str | None = None,
         for lead in fronted(ours):
             if _unrelated(cues.content_words(lead), cues.content_words(theirs)):
                 return f'only {whose} sentence says "{lead}"'
-    new_clause, old_clause = _around(new, new_value), _around(old, old_value)
-    if new_clause is None or old_clause is None:
+    new_amount, old_amount = _stated(new, new_value), _stated(old, old_value)
+    if new_amount is None or old_amount is None:
         return None
-    return _modified_apart(new_clause, old_clause,
-                           shared_words(new_clause, old_clause) - _MEASURE_WORDS)
+    new_clause, old_clause = phrase(new, new_amount), phrase(old, old_amount)
+    things = shared_words(new_clause, old_clause) - _MEASURE_WORDS
+    # what a clause says its thing includes ("a ticket that includes the towers") is read
+    # only where the modifiers before the nouns tell nothing apart
+    return (_modified_apart(new_clause, old_clause, things)
+            or _modified_apart(new_clause, old_clause, things, after=True))
 
 
-def _around(sentence: str, value: str | None) -> str | None:
-    """The clause of the sentence's first amount that `value` states, if any."""
+def measured_apart(new: str, old: str, new_value: str, old_value: str) -> str | None:
+    """Why two amounts compared by the words around them may measure different things, for
+    a reader: those words share none that names a thing, only a measuring word or a name
+    ("the typical wedding costs about $30,000 in the Midwest" / "the venue itself
+    typically costs about $10,000 in the Midwest": "cost" and "Midwest"). Two things of
+    one place are priced alike in words; one thing said twice shares what it is."""
+    new_amount, old_amount = _stated(new, new_value), _stated(old, old_value)
+    if new_amount is None or old_amount is None:
+        return None
+    shared = attribute(new, new_amount) & attribute(old, old_amount)
+    if shared - _MEASURE_WORDS - _names(new) - _names(old):
+        return None
+    return ("the words around the two values name no thing they share" if not shared else
+            f'the words around the two values share only "{", ".join(sorted(shared))}"')
+
+
+def counted_apart(new: str, old: str) -> str | None:
+    """Why two sentences may give the values of two variants, for a reader: they count one
+    thing differently and differ in another value as well ("a crew of three movers ...
+    about $160 per hour" / "a crew of two movers ... about $120 per hour"). The other
+    value is then likely each count's own, not one value changed."""
+    found = conflicts(new, old)
+    counted = next(((a, b) for a, b in found if a.quantity.dimension == "count"), None)
+    if counted is None or all(a.quantity.dimension == "count" for a, _ in found):
+        return None
+    return f'"{counted[0].surface}" against "{counted[1].surface}", each with its own value'
+
+
+def _stated(sentence: str, value: str | None) -> Amount | None:
+    """The sentence's first amount that `value` states, if any."""
     if not value:
         return None
-    for amount in amounts.amounts(sentence):
-        if amount.surface in value:
-            return phrase(sentence, amount)
-    return None
+    return next((a for a in amounts.amounts(sentence) if a.surface in value), None)
 
 
-def _modified_apart(ours: str, theirs: str, things: AbstractSet[str]) -> str | None:
+def _modified_apart(ours: str, theirs: str, things: AbstractSet[str],
+                    after: bool = False) -> str | None:
     """The first of `things` (content words both texts use) that each text modifies with
-    other words ("a family ticket" / "a standard adult ticket"), said as the two texts
-    say it; words that reckon a value ("average", "typical") name no kind."""
+    other words ("a family ticket" / "a standard adult ticket"; with `after`, also what
+    follows it: "a ticket that includes the towers" / "a basic ticket"), said as the two
+    texts say it; words that reckon a value ("average", "typical") name no kind."""
     for word in sorted(things):
-        mine = _modifiers(ours, word) - _VALUE_MODIFIERS
-        other = _modifiers(theirs, word) - _VALUE_MODIFIERS
+        mine = _modifiers(ours, word, after) - _VALUE_MODIFIERS
+        other = _modifiers(theirs, word, after) - _VALUE_MODIFIERS
         if mine and other and not any(_related(w, o) for w in mine for o in other):
-            return f'"{_noun_phrase(ours, word)}" against "{_noun_phrase(theirs, word)}"'
+            return (f'"{_noun_phrase(ours, word, after)}" against '
+                    f'"{_noun_phrase(theirs, word, after)}"')
     return None
 
 
@@ -451,14 +483,14 @@ def _related(word: str, other: str) -> bool:
     return long.startswith(short) and len(long) - len(short) <= _ENDING
 
 
-def _noun_phrase(text: str, word: str) -> str:
+def _noun_phrase(text: str, word: str, after: bool = False) -> str:
     """`word` (a content word) with the modifiers before it, as `text` writes them, where
-    it has any."""
+    it has any, and with `after` what follows it (`cues.post_modifier`)."""
     tokens = [token.strip("_") for token in _TOKEN.findall(text)]
-    for start, i in _modified_at(tokens, word):
-        if start < i:
-            return " ".join(tokens[start: i + 1])
-    return word
+    said = next((" ".join(tokens[start: i + 1]) for start, i in _modified_at(tokens, word)
+                 if start < i), word)
+    following = next(iter(_following(text, word)), None) if after else None
+    return f"{said} {following[0]}" if following else said
 
 
 def attribute(sentence: str, amount: Amount) -> set[str]:
@@ -650,16 +682,30 @@ def restated_clause(new: str, a: Amount, old: str, b: Amount) -> tuple[str, str]
 _MODIFIER_WINDOW = 2
 
 
-def _modifiers(text: str, word: str) -> set[str]:
+def _modifiers(text: str, word: str, after: bool = False) -> set[str]:
     """The content words right before `word` (a content word, as `cues.content_words`
     writes it) wherever it stands in `text`, up to the first other word: what kind of
-    it the text means ("a standard tent pitch" -> standard, tent)."""
+    it the text means ("a standard tent pitch" -> standard, tent); with `after`, also
+    those of what follows it up to a number ("a ticket that includes the towers" ->
+    tower)."""
     found: set[str] = set()
     tokens = _TOKEN.findall(text)
     for start, i in _modified_at(tokens, word):
         for before in tokens[start:i]:
             found |= cues.content_words(before)
+    for _, words in _following(text, word) if after else ():
+        for token in _TOKEN.findall(words):
+            if _NUMBERISH.search(token):
+                break
+            found |= cues.content_words(token)
     return found - _MEASURE_WORDS
+
+
+def _following(text: str, word: str) -> list[tuple[str, str]]:
+    """What each `word` of `text` is said to include or come with (`cues.post_modifier`)."""
+    return [said for token in _TOKEN.finditer(text)
+            if cues.content_words(token.group(0)) == {word}
+            and (said := cues.post_modifier(text, token.end())) is not None]
 
 
 def _modified_at(tokens: Sequence[str], word: str) -> Iterator[tuple[int, int]]:

@@ -179,6 +179,14 @@ def _discourse_openers() -> frozenset[str]:
     return frozenset(_data()["discourse_openers"])
 
 
+def post_modifier(text: str, start: int) -> tuple[str, str] | None:
+    """What a noun ending at `start` is said to include or come with, right after it, as
+    (the phrase, its words): ("that includes the towers", "the towers"), ("with a sea
+    view", "a sea view"), if anything."""
+    found = _pattern("post_modifier_pattern").match(text, start)
+    return (found.group(1).strip(), found.group(2)) if found else None
+
+
 def opens_premise(phrase: str) -> bool:
     """ "At ...", "With ...", "Since ...": a lead phrase that may work from a value said
     again; a framing opening ("At most", "So on average", "With that in mind") does not."""

@@ -1260,9 +1260,12 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     """Why the two sentences may not be about one thing after all, for a reader, if they
     may not: a finding of the verifier alone on a sentence that names its subject only by
     a pronoun ("It offers an async client" after "requests does not support async": which
-    "it"?), a value compared by a phrase of its sentence alone (`Finding.lead`),
-    or two sentences that qualify their thing apart (`aligned.qualified_apart`). Not for a
-    broken constraint, whose rule and offending word name what they are about."""
+    "it"?), a value compared by a phrase of its sentence alone (`Finding.lead`), two
+    sentences that count one thing differently and differ in another value
+    (`aligned.counted_apart`), two amounts whose surrounding words share no thing
+    (`aligned.measured_apart`), or two sentences that qualify their thing apart
+    (`aligned.qualified_apart`). Not for a broken constraint, whose rule and offending
+    word name what they are about."""
     claim, prior = finding.claim, finding.prior
     if finding.detector == "constraint":
         return None
@@ -1272,8 +1275,12 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
         for sentence, whose in ((claim.sentence, "this"), (prior.sentence, "the earlier")):
             if pronoun_led(sentence):
                 return f"{whose} sentence names its subject only by a pronoun"
-    return aligned.qualified_apart(claim.sentence, prior.sentence, claim.object_text,
-                                   prior.object_text)
+    apart = aligned.counted_apart(claim.sentence, prior.sentence)
+    if apart is None and claim.relation == "amount" and prior.relation == "amount":
+        apart = aligned.measured_apart(claim.sentence, prior.sentence, claim.object_text,
+                                       prior.object_text)
+    return apart or aligned.qualified_apart(claim.sentence, prior.sentence,
+                                            claim.object_text, prior.object_text)
 
 
 def _certified_key(finding: contradiction.Finding, guessed: bool) -> str:

@@ -278,6 +278,53 @@ def test_modifiers_are_read_in_the_clauses_of_the_two_values(
     assert aligned.qualified_apart(new, old, *values) == apart
 
 
+@pytest.mark.parametrize("new, old, values, apart", [
+    ("A ticket that includes the towers is €36.", "A basic ticket to the basilica is €26.",
+     ("€36", "€26"), '"ticket that includes the towers" against "basic ticket"'),
+    ("A room with a sea view costs €140 a night.", "A standard room is €95 a night.",
+     ("€140 a night", "€95 a night"), '"room with a sea view" against "standard room"'),
+    # what both include, said two ways: one variant
+    ("A ticket with tower access is €36.", "The ticket including the towers costs €26.",
+     ("€36", "€26"), None),
+    # modifiers before the nouns decide first
+    ("An electric bike rental with a helmet is about 30 euros a day.",
+     "A city bike rental is 12 euros a day.", ("about 30 euros a day", "12 euros a day"),
+     '"electric bike" against "city bike"'),
+])
+def test_what_a_thing_is_said_to_include_tells_variants_apart(
+        new: str, old: str, values: tuple[str, str], apart: str | None) -> None:
+    assert aligned.qualified_apart(new, old, *values) == apart
+
+
+@pytest.mark.parametrize("new, old, values, apart", [
+    ("All told, a typical wedding costs about $30,000 in Ohio.",
+     "The venue itself typically costs about $10,000 in Ohio.", ("$30,000", "$10,000"),
+     'the words around the two values share only "cost, ohio"'),
+    ("The venue itself typically costs about $14,000 in Ohio.",
+     "The venue itself typically costs about $10,000 in Ohio.", ("$14,000", "$10,000"), None),
+    # no amount stated, nothing to read
+    ("The venue is dear in Ohio.", "The venue is cheap in Ohio.", ("dear", "cheap"), None),
+])
+def test_values_measured_by_words_that_name_no_shared_thing(
+        new: str, old: str, values: tuple[str, str], apart: str | None) -> None:
+    assert aligned.measured_apart(new, old, *values) == apart
+
+
+@pytest.mark.parametrize("new, old, apart", [
+    ("Then you may want a crew of three movers, which usually charges about $160 per hour.",
+     "A crew of two movers typically charges about $120 per hour.",
+     '"three movers" against "two movers", each with its own value'),
+    # the count alone differs: that is the conflict, not a sign of two variants
+    ("The crew is three movers.", "The crew is two movers.", None),
+    # one count, two prices: one thing's value changed
+    ("A crew of two movers charges about $160 per hour.",
+     "A crew of two movers charges about $120 per hour.", None),
+])
+def test_two_counts_of_a_thing_each_with_its_own_value(new: str, old: str,
+                                                      apart: str | None) -> None:
+    assert aligned.counted_apart(new, old) == apart
+
+
 def test_a_function_word_after_a_label_names_nothing() -> None:
     # "Since" after "Meals:" is not at the sentence's start, yet it names nothing
     new = "Meals: Since she's 10 weeks old, two meals a day is all she needs."
