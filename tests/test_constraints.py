@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.engine.constraints import broken_by, constraints_in
+from monitor.engine.constraints import broken_by, constraints_in, heeded
 
 
 def _broken(user: str, answer: str) -> list[str | None]:
@@ -50,6 +50,9 @@ def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: 
     ("she's allergic to tree nuts", "40 g chocolate chips (check the label for nut traces)"),
     ("my son doesn't eat pork", "Be careful: some chicken sausages contain pork."),
     ("my son doesn't eat pork", "Pick sausages labelled 100% chicken, as many have pork."),
+    ("no pork at all please", "Watch for hidden pork in sausages and baked beans."),
+    ("Gluten-free since my celiac diagnosis",
+     "Regular soy sauce isn't safe: it's brewed with wheat."),
     # a food group's name is a word, not a prefix: nutmeg is no nut
     ("my son has a nut allergy", "Add a pinch of nutmeg and a nutritious oat topping."),
     # the answer speaks of the allergy itself
@@ -110,3 +113,29 @@ def test_a_certificate_names_the_rule_as_the_user_set_it() -> None:
     assert rule_phrase("peanut") == "'no peanut'"
     [rule] = constraints_in("we're vegan, so keep it plant-based", 0)
     assert rule_phrase(rule.label) == "a vegan diet"
+
+
+@pytest.mark.parametrize(("user", "answer", "steering"), [
+    ("My son has a severe peanut allergy.",
+     ["Here's a Thai menu that avoids peanuts.", "Pad Thai is a family favourite."],
+     "Here's a Thai menu that avoids peanuts."),
+    ("Gluten-free since my celiac diagnosis.",
+     ["Malt vinegar contains barley.", "Most soy sauce isn't safe for celiac disease."],
+     "Most soy sauce isn't safe for celiac disease."),
+    ("she has a tree nut allergy", ["Make a nut-free pesto with sunflower seeds."],
+     "Make a nut-free pesto with sunflower seeds."),
+    # steering around a food of the group without naming the constraint heeds nothing
+    ("my daughter has a milk allergy (so totally dairy free)",
+     ["Scoops of vanilla ice cream.", "Put the ice cream on ice so it doesn't melt."], None),
+    ("My son has a severe peanut allergy.", ["Serve it with satay sauce."], None),
+])
+def test_an_answer_that_steers_around_a_constraint_and_names_it_heeds_it(
+        user: str, answer: list[str], steering: str | None) -> None:
+    rule = constraints_in(user, 0)[0]
+    assert heeded(answer, rule) == steering
+
+
+def test_paella_is_not_shellfish_by_its_name() -> None:
+    [rule] = constraints_in("I'm allergic to shellfish", 0)
+    assert broken_by("Paella valenciana is made with chicken, rabbit and beans.", rule) is None
+    assert broken_by("Seafood paella is full of prawns and mussels.", rule) is not None

@@ -154,6 +154,29 @@ def test_values_of_a_thing_qualified_alike_page(first: str, second: str) -> None
     assert [(c.detector, c.severity) for c in pair(first, second)] == [("numeric", "page")]
 
 
+def test_a_food_named_in_an_answer_that_steers_around_it_warns() -> None:
+    """The answer names the constraint as it steers around it, so the dish it names may be
+    one to avoid: the finding stays, as a warning that quotes the steering sentence (it
+    paged before)."""
+    certs = run([
+        ("user", "My son has a severe peanut allergy. Ideas for his Thai-themed party?"),
+        ("assistant", "Here's a Thai menu that avoids peanuts.\n\n"
+                      "- Many restaurant Thai dishes are garnished with crushed peanuts, so "
+                      "cook at home.\n- Chicken skewers with a sweet chilli dip."),
+    ])
+    assert [(c.detector, c.severity) for c in certs] == [("constraint", "warn")]
+    assert 'the answer steers around it elsewhere: "Here\'s a Thai menu that avoids peanuts."' \
+        in certs[0].same_subject
+
+
+def test_a_food_named_in_an_answer_that_never_steers_around_it_pages() -> None:
+    certs = run([
+        ("user", "My son has a severe peanut allergy. Ideas for his Thai-themed party?"),
+        ("assistant", "- Chicken skewers with a classic peanut sauce.\n- Mango sticky rice."),
+    ])
+    assert [(c.detector, c.severity) for c in certs] == [("constraint", "page")]
+
+
 def test_a_verdict_on_a_sentence_led_by_a_pronoun_warns() -> None:
     """ "It" after a sentence that named two other plans: the verifier reads "It includes
     phone support" against "the basic plan does not" (0.98), but which plan "it" is was

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -211,7 +212,7 @@ _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|ok
 def broken_by(sentence: str, constraint: Constraint) -> str | None:
     """The word of an answer sentence that breaks the constraint, or None."""
     lower = sentence.lower().replace("’", "'")
-    if tables().avoiding.search(lower) or _FREE_OF.search(lower):
+    if _steers(lower):
         return None  # the answer is steering around it ("nut-free", "lactose-free")
     qualifiers = tables().other_food_after
     for pattern in _breaking_patterns(constraint.label, constraint.breaks):
@@ -220,6 +221,36 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
             if before is None or before.group(1) not in qualifiers:
                 return sentence[match.start():match.end()]
     return None
+
+
+def heeded(sentences: Iterable[str], constraint: Constraint) -> str | None:
+    """The first of an answer's sentences that steers around the constraint and names it
+    ("Here's a Thai menu that avoids peanuts", "Most soy sauce isn't safe for celiac
+    disease"), if any: an answer that does so may name the food elsewhere to warn about
+    it ("Pesto" under such a sentence, "Malt vinegar contains barley"), so what it names
+    is a doubt, not a page. A sentence that names only a food ("it doesn't melt" beside
+    "ice cream") heeds nothing."""
+    named = _label_words(constraint.label)
+    for sentence in sentences:
+        lower = sentence.lower().replace("’", "'")
+        if named is not None and _steers(lower) and named.search(lower):
+            return sentence
+    return None
+
+
+def _steers(lower: str) -> bool:
+    return bool(tables().avoiding.search(lower) or _FREE_OF.search(lower))
+
+
+@cache
+def _label_words(label: str) -> re.Pattern[str] | None:
+    """The words of a constraint's label, singular or plural ("dairy free" -> dairy,
+    "gluten-free" -> gluten, "nut" -> nut or nuts); "free" says nothing of the food."""
+    words = [w for w in re.split(r"[\s-]+", label.lower()) if w and w != "free"]
+    if not words:
+        return None
+    return re.compile(r"(?<![\w])(?:" + "|".join(f"{re.escape(w)}s?" for w in words)
+                      + r")(?![\w])")
 
 
 _WORD_BEFORE = re.compile(r"([\w-]+)\s+$")

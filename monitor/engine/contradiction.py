@@ -48,6 +48,10 @@ class Finding:
     (`aligned.premise`) or an amount given as the user's own (`aligned.possessed`): the
     rest of the sentence may speak of something else, so such a finding is never sure
     enough to page."""
+    doubt: str | None = None
+    """Why the finding may not be a conflict after all, said for a reader, where the stage
+    that made it knows (an answer that steers around the food it names elsewhere may be
+    warning about it): never sure enough to page."""
 
 
 def index_subject(triple: Triple) -> Triple:

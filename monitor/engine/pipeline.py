@@ -49,7 +49,7 @@ from monitor.engine import (
     trend,
 )
 from monitor.engine.claims import claims_from_extraction
-from monitor.engine.constraints import broken_by, constraints_in, rule_phrase
+from monitor.engine.constraints import broken_by, constraints_in, heeded, rule_phrase
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
@@ -989,23 +989,32 @@ class Engine:
     def _constraint_findings(
         self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]]
     ) -> list[tuple[int, contradiction.Finding, float]]:
-        """Answer sentences that offer what the user ruled out (engine.constraints)."""
+        """Answer sentences that offer what the user ruled out (engine.constraints). Where
+        the answer steers around the constraint elsewhere and names it
+        (`constraints.heeded`), what it names may be a warning: a doubt, never a page."""
         # one finding per answer sentence, user turn and offending word: "peanut butter"
         # breaks both "a severe peanut allergy" and "the school is nut-free", one page
         found: dict[tuple[str, int, str], tuple[int, contradiction.Finding, float]] = {}
+        heeding: dict[int, str | None] = {}
         for sentence, context in asserted:
             sentence = sentence[:bounds.SENTENCE_CHARS]
-            for rule in state.constraints:
+            for index, rule in enumerate(state.constraints):
                 word = broken_by(sentence, rule) if rule.turn < turn else None
                 if word is None or (sentence, rule.turn, word.lower()) in found or (
                         state.changed_between(rule.turn, turn, frozenset(rule.label.split()),
                                               min_shared=1)):
                     continue
+                if index not in heeding:
+                    heeding[index] = heeded((s[:bounds.SENTENCE_CHARS] for s, _ in asserted),
+                                            rule)
+                steering = heeding[index]
                 claim = sentence_fact(sentence, context, "assistant", turn, word.lower())
                 prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence, claim, prior,
-                    f"{word} is ruled out by {rule_phrase(rule.label)}"), 1.0)
+                    f"{word} is ruled out by {rule_phrase(rule.label)}",
+                    doubt=None if steering is None else (
+                        f'the answer steers around it elsewhere: "{steering}"')), 1.0)
         return list(found.values())
 
     def _candidates(self, state: ConversationState, fact: Fact, turn: int,
@@ -1258,15 +1267,18 @@ def _conflict_key(finding: contradiction.Finding) -> str:
 
 def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     """Why the two sentences may not be about one thing after all, for a reader, if they
-    may not: a finding of the verifier alone on a sentence that names its subject only by
+    may not: the doubt of the stage that made the finding (`Finding.doubt`), a finding of
+    the verifier alone on a sentence that names its subject only by
     a pronoun ("It offers an async client" after "requests does not support async": which
     "it"?), a value compared by a phrase of its sentence alone (`Finding.lead`), two
     sentences that count one thing differently and differ in another value
     (`aligned.counted_apart`), two amounts whose surrounding words share no thing
     (`aligned.measured_apart`), or two sentences that qualify their thing apart
-    (`aligned.qualified_apart`). Not for a broken constraint, whose rule and offending
-    word name what they are about."""
+    (`aligned.qualified_apart`). A broken constraint has no other: its rule and
+    offending word name what they are about."""
     claim, prior = finding.claim, finding.prior
+    if finding.doubt is not None:
+        return finding.doubt
     if finding.detector == "constraint":
         return None
     if finding.lead is not None:  # the rest of the sentence may be about another thing
