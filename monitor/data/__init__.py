@@ -59,7 +59,6 @@ def word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
 
 
 @cache
-@cache
 def kinds_reader(name: str) -> Callable[[str], frozenset[str]]:
     """A two-column table (a word or phrase, the kind it names) as a reader of texts: the
     kinds a text names, whole words only, whatever their case. One reader per table, and
