@@ -276,3 +276,17 @@ def test_a_value_compared_by_a_phrase_alone_never_pages() -> None:
     assert _sameness_guessed(finding) is None
     lead = replace(finding, lead="At £19 per night for one cat")
     assert _sameness_guessed(lead) == 'only its phrase "At £19 per night for one cat" was compared'
+
+
+def test_two_counts_each_with_its_own_value_are_a_guess_only_between_answers() -> None:
+    """ "a crew of three movers ... $160" after the assistant's own "two movers ... $120"
+    may be two crews' prices; after the user's own count, the other count is the mistake."""
+    prior = _fact("crew", "amount", "$120",
+                  "A crew of two movers typically charges about $120 per hour.")
+    claim = replace(prior, sentence="A crew of three movers usually charges about $160 per "
+                    "hour.", turn=3, object="$160", object_text="$160")
+    finding = Finding("numeric", 0.99, claim, prior, "$160 vs $120")
+    assert _sameness_guessed(finding) == (
+        '"three movers" against "two movers", each with its own value')
+    users = replace(finding, prior=replace(prior, speaker="user"))
+    assert _sameness_guessed(users) is None

@@ -1268,11 +1268,12 @@ def _conflict_key(finding: contradiction.Finding) -> str:
 def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     """Why the two sentences may not be about one thing after all, for a reader, if they
     may not: the doubt of the stage that made the finding (`Finding.doubt`), a finding of
-    the verifier alone on a sentence that names its subject only by
-    a pronoun ("It offers an async client" after "requests does not support async": which
-    "it"?), a value compared by a phrase of its sentence alone (`Finding.lead`), two
+    the verifier alone on a sentence that names its subject only by a pronoun ("It offers
+    an async client" after "requests does not support async": which "it"?), a value
+    compared by a phrase of its sentence alone (`Finding.lead`), two of the assistant's
     sentences that count one thing differently and differ in another value
-    (`aligned.counted_apart`), two amounts whose surrounding words share no thing
+    (`aligned.counted_apart`; against the user's own count, the other count is the
+    mistake), two amounts whose surrounding words share no thing
     (`aligned.measured_apart`), or two sentences that qualify their thing apart
     (`aligned.qualified_apart`). A broken constraint has no other: its rule and
     offending word name what they are about."""
@@ -1287,7 +1288,8 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
         for sentence, whose in ((claim.sentence, "this"), (prior.sentence, "the earlier")):
             if pronoun_led(sentence):
                 return f"{whose} sentence names its subject only by a pronoun"
-    apart = aligned.counted_apart(claim.sentence, prior.sentence)
+    apart = (aligned.counted_apart(claim.sentence, prior.sentence)
+             if prior.speaker == "assistant" else None)
     if apart is None and claim.relation == "amount" and prior.relation == "amount":
         apart = aligned.measured_apart(claim.sentence, prior.sentence, claim.object_text,
                                        prior.object_text)
