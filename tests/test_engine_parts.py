@@ -12,7 +12,7 @@ from monitor.engine import cues
 from monitor.engine.contradiction import Finding
 from monitor.engine.extract import ANAPHOR, Utterance, default_extractor
 from monitor.engine.graph import ConversationGraph, Fact, may_merge
-from monitor.engine.pipeline import _owned_claim, _sameness_guessed
+from monitor.engine.pipeline import _owned_claim, _said_whole, _sameness_guessed
 from monitor.engine.signals import fuse, graph_anchoring, regime_of
 from monitor.engine.trend import TrendStats
 
@@ -274,7 +274,9 @@ def test_a_value_compared_by_a_phrase_alone_never_pages() -> None:
                     turn=3, object="£19", object_text="£19")
     finding = Finding("numeric", 0.99, claim, prior, "£19 vs £14")
     assert _sameness_guessed(finding) is None
-    lead = replace(finding, lead="At £19 per night for one cat")
+    on_phrase = replace(finding, claim=replace(claim, sentence="At £19 per night for one cat"))
+    lead = _said_whole(on_phrase, claim.sentence)
+    assert lead.claim.sentence == claim.sentence
     assert _sameness_guessed(lead) == 'only its phrase "At £19 per night for one cat" was compared'
 
 

@@ -55,10 +55,8 @@ _AGE_AFTER = re.compile(r"-olds?\b", re.IGNORECASE)
 
 @lru_cache(maxsize=8192)
 def _measures(sentence: str) -> frozenset[tuple[str, str | None]]:
-    """What the sentence's comparable amounts measure, as `amounts.comparable` tells them
-    apart: the dimension, and for counts the counted thing."""
-    return frozenset((a.quantity.dimension, a.quantity.unit if a.quantity.dimension in {
-        "count", "ordinal"} else None) for a in measured(sentence))
+    """What the sentence's comparable amounts measure (`amounts.measure`)."""
+    return frozenset(amounts.measure(a) for a in measured(sentence))
 
 
 def may_conflict(new: str, old: str) -> bool:

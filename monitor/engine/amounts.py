@@ -143,10 +143,14 @@ def _amounts(text: str) -> tuple[Amount, ...]:
 
 def comparable(a: Amount, b: Amount) -> bool:
     """Same dimension and, for counts, the same counted thing."""
-    qa, qb = a.quantity, b.quantity
-    if qa.dimension != qb.dimension:
-        return False
-    return not (qa.dimension in {"count", "ordinal"} and qa.unit != qb.unit)
+    return measure(a) == measure(b)
+
+
+def measure(amount: Amount) -> tuple[str, str | None]:
+    """What an amount measures, as `comparable` tells amounts apart: its dimension, and
+    for counts and ordinals the counted thing."""
+    q = amount.quantity
+    return q.dimension, q.unit if q.dimension in {"count", "ordinal"} else None
 
 
 def incompatible(a: Amount, b: Amount) -> bool:

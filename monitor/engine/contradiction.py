@@ -43,15 +43,12 @@ class Finding:
     detail: str
     verdict: PairVerdict | None = None
     """The verifier's judgement of the two sentences, once the verdict stage has run."""
-    lead: str | None = None
-    """The phrase of the claim's sentence that alone was compared, its opening
-    (`aligned.premise`) or an amount given as the user's own (`aligned.possessed`): the
-    rest of the sentence may speak of something else, so such a finding is never sure
-    enough to page."""
     doubt: str | None = None
     """Why the finding may not be a conflict after all, said for a reader, where the stage
-    that made it knows (an answer that steers around the food it names elsewhere may be
-    warning about it): never sure enough to page."""
+    that made it knows: only a phrase of the claim's sentence was compared (its opening,
+    `aligned.premise`, or an amount given as the user's own, `aligned.possessed`), so the
+    rest may speak of something else; or the answer steers around the food it names
+    elsewhere and may be warning about it. Never sure enough to page."""
 
 
 def index_subject(triple: Triple) -> Triple:

@@ -49,7 +49,13 @@ from monitor.engine import (
     trend,
 )
 from monitor.engine.claims import claims_from_extraction
-from monitor.engine.constraints import broken_by, constraints_in, heeded, rule_phrase
+from monitor.engine.constraints import (
+    Constraint,
+    broken_by,
+    constraints_in,
+    heeded,
+    rule_phrase,
+)
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
 from monitor.engine.extract import ANAPHOR, Extraction, Extractor, Utterance
@@ -965,7 +971,7 @@ class Engine:
             _amount_detector(check.prior.speaker), self.config.amount_confidence * 0.8,
             check.claim, check.prior,
             f"{check.values}; the earlier clause with {check.claim.object_text} in it "
-            f"entails this one, P {judgement.entailment:.2f}", lead=check.lead),
+            f"entails this one, P {judgement.entailment:.2f}", doubt=check.doubt),
             check.alignment))
             for (position, check), judgement in zip(checks, judged, strict=True)
             if judgement.entailment >= self.config.amount_same_entailment]
@@ -995,19 +1001,19 @@ class Engine:
         # one finding per answer sentence, user turn and offending word: "peanut butter"
         # breaks both "a severe peanut allergy" and "the school is nut-free", one page
         found: dict[tuple[str, int, str], tuple[int, contradiction.Finding, float]] = {}
-        heeding: dict[int, str | None] = {}
+        heeding: dict[Constraint, str | None] = {}  # per rule, asked once it is broken
         for sentence, context in asserted:
             sentence = sentence[:bounds.SENTENCE_CHARS]
-            for index, rule in enumerate(state.constraints):
+            for rule in state.constraints:
                 word = broken_by(sentence, rule) if rule.turn < turn else None
                 if word is None or (sentence, rule.turn, word.lower()) in found or (
                         state.changed_between(rule.turn, turn, frozenset(rule.label.split()),
                                               min_shared=1)):
                     continue
-                if index not in heeding:
-                    heeding[index] = heeded((s[:bounds.SENTENCE_CHARS] for s, _ in asserted),
-                                            rule)
-                steering = heeding[index]
+                if rule not in heeding:
+                    heeding[rule] = heeded((s[:bounds.SENTENCE_CHARS] for s, _ in asserted),
+                                           rule)
+                steering = heeding[rule]
                 claim = sentence_fact(sentence, context, "assistant", turn, word.lower())
                 prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
@@ -1180,7 +1186,7 @@ class _MeaningCheck:
     prior: Fact
     alignment: float
     values: str
-    lead: str | None = None
+    doubt: str | None = None
 
 
 def _presupposes(sentence: str) -> bool:
@@ -1199,13 +1205,13 @@ def _said_whole(found: _Quoted, sentence: str, stated: bool = True) -> _Quoted:
     """A finding (or a check) on a phrase of `sentence` (`aligned.premise`,
     `aligned.possessed`), with its claim as the whole sentence says it: the certificate
     quotes what the answer said, and a finding on the phrase is the same finding as one
-    on the whole (one certificate per pair of sentences). `lead` keeps what was compared;
-    it is set for any finding in a sentence not `stated` as a whole, even where the
-    phrase is all of it ("Your 10,000 steps a day target")."""
+    on the whole (one certificate per pair of sentences). Its doubt names what was
+    compared; it is set for any finding in a sentence not `stated` as a whole, even where
+    the phrase is all of it ("Your 10,000 steps a day target")."""
     if found.claim.sentence == sentence and stated:
         return found
     return replace(found, claim=replace(found.claim, sentence=sentence),
-                   lead=found.claim.sentence)
+                   doubt=f'only its phrase "{found.claim.sentence}" was compared')
 
 
 def _amount_detector(speaker: str) -> Detector:
@@ -1267,10 +1273,11 @@ def _conflict_key(finding: contradiction.Finding) -> str:
 
 def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     """Why the two sentences may not be about one thing after all, for a reader, if they
-    may not: the doubt of the stage that made the finding (`Finding.doubt`), a finding of
-    the verifier alone on a sentence that names its subject only by a pronoun ("It offers
-    an async client" after "requests does not support async": which "it"?), a value
-    compared by a phrase of its sentence alone (`Finding.lead`), two of the assistant's
+    may not: the doubt of the stage that made the finding (`Finding.doubt`: a value
+    compared by a phrase of its sentence alone, a food named in an answer that steers
+    around it), a finding of the verifier alone on a sentence that names its subject only
+    by a pronoun ("It offers an async client" after "requests does not support async":
+    which "it"?), two of the assistant's
     sentences that count one thing differently and differ in another value
     (`aligned.counted_apart`; against the user's own count, the other count is the
     mistake), two amounts whose surrounding words share no thing
@@ -1282,8 +1289,6 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
         return finding.doubt
     if finding.detector == "constraint":
         return None
-    if finding.lead is not None:  # the rest of the sentence may be about another thing
-        return f'only its phrase "{finding.lead}" was compared'
     if finding.detector == "nli":  # the verifier's alone: the rules read no subject
         for sentence, whose in ((claim.sentence, "this"), (prior.sentence, "the earlier")):
             if pronoun_led(sentence):
