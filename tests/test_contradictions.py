@@ -767,3 +767,15 @@ def test_a_user_who_raised_the_cap_licenses_the_new_budget() -> None:
                 ("assistant", "Here are three options under £450."),
                 ("user", "actually I can stretch to £650 now."),
                 ("assistant", "With your budget of around £600, the Samsung fits.")]) == []
+
+
+def test_a_bare_number_from_the_user_frees_the_answers_own_values() -> None:
+    before = [
+        ("user", "Planning drinks for my party of 20. How many soft drinks should I get?"),
+        ("assistant", "Soft drinks and seltzers: about 40 cans."),
+    ]
+    after = [("assistant", "Soft drinks and seltzers: about 70 cans.")]
+    assert run([*before, ("user", "How many cans should I get?"), *after])
+    # "its now 35" says 35 of what only by the question before it: the count changed
+    assert not run([*before, ("user", "ok update, way more people said yes, its now 35."),
+                    *after])

@@ -261,6 +261,8 @@ REVISION_NEGATIVES = [
     "It should be fast and cheap.",
     "How do I cook rice?",
     "Why would I use a list instead of a tuple?",
+    "thanks. if he ends up with a 6 instead is that bad for sixth form",  # a what-if
+    "Say we take the train instead, how long is that?",
     "What is the capital of France?",
     "Change is hard to accept.",
     "I'd like to go to Paris in June.",

@@ -90,8 +90,7 @@ _CLAUSE_BREAK = re.compile(r"(?:[:(\u2014\u2013]|\s-)[\s*_]*$")
 
 def _opens_clause(text: str, word: re.Match[str]) -> bool:
     found = word.group(0)
-    return (found[1:].islower() and found.lower() in cues.clause_words()
-            and bool(_CLAUSE_BREAK.search(text, 0, word.start())))
+    return found[1:].islower() and found.lower() in cues.clause_words()
 
 
 _ARITHMETIC = re.compile(
@@ -494,11 +493,24 @@ def _noun_phrase(text: str, word: str, after: bool = False) -> str:
 def attribute(sentence: str, amount: Amount) -> set[str]:
     """What an amount measures: the content words right around it, within its phrase."""
     q = amount.quantity
-    before = _STOP.split(sentence[: q.start])[-1]
+    before = _label_of(sentence[: q.start]) or _STOP.split(sentence[: q.start])[-1]
     after = _STOP.split(sentence[q.end:])[0]
     words = cues.ordered_content_words(before)[-_WINDOW:]
     words += cues.ordered_content_words(after)[:_WINDOW]
     return set(words) - cues.content_words(q.surface) - _VAGUE
+
+
+_LABELLED = re.compile(r"^[\s*_#>-]*(?P<label>[^:;.!?()\[\]|]{1,60}):(?P<gap>[^:;,()]*)$")
+"""A label and its colon before an amount: "First checked bag: $35", "Rent: about $1,200"."""
+
+
+def _label_of(before: str) -> str | None:
+    """The label an amount is given under, where only vague words stand between its colon
+    and the amount: the label says what the value is of."""
+    found = _LABELLED.match(before)
+    if found is None or cues.content_words(found["gap"]) - _VAGUE:
+        return None
+    return found["label"]
 
 
 def two_prices(new: str, a: Amount, old: str, b: Amount) -> bool:
@@ -518,8 +530,16 @@ def _for_two_kinds(new: str, a: Amount, old: str, b: Amount) -> bool:
     frame, and a frame in another clause may be the plan's: "start in early summer")."""
     return (purpose.different(purpose.purpose(new, a.quantity.end),
                               purpose.purpose(old, b.quantity.end))
+            or _offset(new, a) != _offset(old, b)
             or _two_variants(new, old)
             or bool(cues.time_frames(clause(new, a)) - cues.time_frames(clause(old, b))))
+
+
+def _offset(sentence: str, amount: Amount) -> bool:
+    """A time that places something ("starting 30 minutes after you mix"), not a length
+    ("bulk takes 4 to 5 hours"): the two are never one value changed."""
+    return amount.quantity.dimension == "time" and cues.places_in_time(
+        sentence, amount.quantity.end)
 
 
 @lru_cache(maxsize=4096)
@@ -629,8 +649,12 @@ def _conflicts(new: str, old: str) -> tuple[tuple[Amount, Amount], ...]:
     """Cached: both amount routes ask it of the same pair of sentences in one turn."""
     new_amounts, old_amounts = measured(new), measured(old)
     stated = {a.quantity.value for a in amounts.amounts(new)}
+    bare_before = {a.quantity.value for a in amounts.amounts(old)
+                   if a.quantity.dimension == "number"}
     found: list[tuple[Amount, Amount]] = []
     for a in new_amounts:
+        if _written(a) in bare_before:
+            continue  # "6 hrs on weeknights and then 9 on weekends": 9 was said there too
         if any(amounts.comparable(a, b) and not amounts.incompatible(*amounts.as_thresholds(
                 a, b)) for b in old_amounts):
             continue  # the old sentence also states this value: they agree on it
@@ -644,6 +668,15 @@ def _conflicts(new: str, old: str) -> tuple[tuple[Amount, Amount], ...]:
             if not (_counted_apart(new, a, old, b) or _for_two_kinds(new, a, old, b)):
                 found.append((a, b))
     return tuple(found)
+
+
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _written(amount: Amount) -> float | None:
+    """The number as the sentence writes it ("9" of "9-hour"), before any unit scales it."""
+    found = _DIGITS.search(amount.quantity.surface)
+    return None if found is None else float(found.group(0).replace(",", ""))
 
 
 _MEASURE_WORDS = data.words("measure_words.tsv")
@@ -750,17 +783,20 @@ def user_gave_amount(statements: Sequence[tuple[int, str, str, str]], after: int
     """A user turn between the two gave a value of this kind: the situation changed.
 
     With no `kind` (against the assistant's own earlier numbers) any new user number
-    counts ("what if 4 people come?" rescales a recipe's grams as well as its servings),
+    counts, a bare one too ("what if 4 people come?" rescales a recipe's grams as well as
+    its servings; "update: it's now 35" says 35 of what only by the question before it),
     and so does a changed plan without one ("update: we moved it to Lisbon"), but not a
     value `unless` says leaves the amount as it was. `statements` are the state's (turn,
-    speaker, sentence, heading) rows; a user's question is speaker "user-question", a
-    change of plan "user-revision".
+    speaker, sentence, heading) rows; a user's question is speaker "user-question", a bare
+    number the user states "user-number", a change of plan "user-revision".
     """
     return any(
         after < turn < before and speaker.startswith("user") and (
             (kind is None and speaker == "user-revision")
             or any((kind is None or amounts.comparable(kind, a))
-                   and not (unless is not None and unless(a)) for a in measured(sentence)))
+                   and not (unless is not None and unless(a))
+                   for a in (measured(sentence) if kind is not None
+                             else amounts.amounts(sentence))))
         for turn, speaker, sentence, _ in statements
     )
 

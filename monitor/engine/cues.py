@@ -187,6 +187,12 @@ def post_modifier(text: str, start: int) -> tuple[str, str] | None:
     return (found.group(1).strip(), found.group(2)) if found else None
 
 
+def places_in_time(text: str, end: int) -> bool:
+    """The time ending at `end` places something relative to another moment ("30 minutes
+    after you mix", "spaced 30 minutes apart") instead of saying how long it lasts."""
+    return _pattern("offset_pattern").match(text, end) is not None
+
+
 def opens_premise(phrase: str) -> bool:
     """ "At ...", "With ...", "Since ...": a lead phrase that may work from a value said
     again; a framing opening ("At most", "So on average", "With that in mind") does not."""

@@ -253,7 +253,7 @@ _REVISION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "instead",
         re.compile(
             r"^(?!(?:why|what|how|when|where|which|who|is|are|does|did|do you|do i|"
-            r"should i|would it|can you explain)\b)[^?]*\binstead\b"
+            r"should i|would it|can you explain|if|suppose|say)\b)[^?]*\binstead\b"
         ),
     ),
     (

@@ -182,6 +182,9 @@ def segments(text: str) -> list[Segment]:
                 lead = ""
                 if not lines:
                     continue
+            if len(lines) > 1 and lead and _clean(lead) == _clean(lines[0]).lower():
+                # "**Bag fees**" alone on the first line titles the prose under it
+                lines = lines[1:]
             body = " ".join(lines)
             seg_kind: SegmentKind = "quote" if quote_depth else (
                 "item" if item_stack else "paragraph")

@@ -773,6 +773,13 @@ class Engine:
                      for sentence in extraction.sentences
                      if sentence[:bounds.SENTENCE_CHARS] not in said and aligned.measured(sentence)]
             said = {row[2] for row in rows}
+            # a bare number the user states ("update: it's now 35") is a new value of what
+            # the conversation counts; one in a question ("and for two?") asks about one
+            rows += [(event.turn_index, "user-number", sentence[:bounds.SENTENCE_CHARS], "")
+                     for sentence, _ in extraction.asserted
+                     if sentence[:bounds.SENTENCE_CHARS] not in said
+                     and aligned.amounts_in(sentence)]
+            said = {row[2] for row in rows}
             # a changed plan without a number ("update: we moved it to Lisbon") frees the
             # numbers said before it as much as a new number does
             rows += [(event.turn_index, "user-revision", sentence[:bounds.SENTENCE_CHARS], "")
@@ -861,7 +868,7 @@ class Engine:
             by_meaning = [r for r in readings if r.sentence != sentence
                           or whole not in fragments]
             for old_turn, speaker, old_sentence, old_context in state.statements:
-                if (old_turn >= turn or speaker in {"user-question", "user-revision"}
+                if (old_turn >= turn or speaker in {"user-question", "user-number", "user-revision"}
                         or (users_only and speaker != "user")):
                     continue
                 budget = (aligned.budget_restated(sentence, old_sentence)

@@ -332,6 +332,9 @@ def test_a_function_word_after_a_label_names_nothing() -> None:
     assert not aligned.names_differ(new, old)
     assert not aligned.names_differ("Tip: You can book a table online.",
                                     "You can book a table by phone.")
+    # nor after a title the sentence runs on from ("Monthly cost for walks At roughly ...")
+    assert not aligned.names_differ("Monthly cost for walks At roughly $30 per walk.",
+                                    "A 30-minute walk costs about $22.")
     # names are still names, those spelt like function words too
     assert aligned.names_differ("Meals: Luna gets two meals a day.", old)
     assert aligned.different_names("A subscription to ChatGPT Plus costs $20 a month.",
@@ -437,3 +440,38 @@ def test_a_name_said_in_lower_case_by_the_other_sentence_is_shared() -> None:
     assert aligned.names_differ("Hotel Alma costs £120 a night.", "The hotel costs £90.")
     assert aligned.names_differ("Hotel Alma costs £120 a night.",
                                 "Hotel Sol costs £90 a night.")
+
+
+def test_a_label_says_what_the_value_after_its_colon_is_of() -> None:
+    old = "First checked bag: $35 when you prepay online"
+    (fee,) = aligned.measured(old)
+    assert {"check", "bag"} <= aligned.attribute(old, fee)
+    assert aligned.amount_conflict("At $40 for the first checked bag", old, 2)
+    # a label with words of its own between the colon and the amount says less
+    tip = "Tip: spend $40 on a good bag"
+    assert "tip" not in aligned.attribute(tip, aligned.measured(tip)[0])
+
+
+def test_a_value_the_earlier_sentence_also_gives_bare_is_no_clash() -> None:
+    old = "i sleep like 6 hrs on weeknights and then 9 on weekends to catch up."
+    assert not aligned.conflicts("Those 9-hour weekend sleeps push your clock later.", old)
+    assert aligned.conflicts("Those 7-hour weekend sleeps push your clock later.", old)
+
+
+def test_a_time_that_places_something_is_no_length() -> None:
+    old = "At that temperature, bulk typically takes about 4 to 5 hours."
+    assert not aligned.conflicts(
+        "Do the first set starting about 30 minutes after you mix in the starter.", old)
+    assert not aligned.conflicts("Space the sets 30 minutes apart.", old)
+    assert aligned.conflicts("At that temperature, bulk typically takes about 8 hours.", old)
+    # "before" says how long the rest lasts as often as when something happens
+    assert aligned.conflicts("The brisket needs a rest of at least 3 hours before slicing.",
+                             "Let the brisket rest for at least 1 hour.")
+
+
+def test_a_bare_number_from_the_user_is_a_new_value() -> None:
+    rows = [(2, "user-number", "ok update, its now 35.", "")]
+    assert aligned.user_gave_amount(rows, 1, 3)
+    # against the user's own values only a value of their kind counts
+    (cans,) = aligned.measured("Soft drinks: about 40 cans.")
+    assert not aligned.user_gave_amount(rows, 1, 3, cans)

@@ -96,3 +96,13 @@ def test_inline_code_stays_when_it_is_a_name() -> None:
     assert got == ["By default, requests has no timeout at all.",
                    "git rebase never creates a merge commit.",
                    "Pass to requests.get()."]  # an expression is not prose
+
+
+def test_a_bold_line_on_its_own_titles_the_prose_under_it() -> None:
+    # with no stop after it, the title would open the first sentence ("Bag fees At $40 ...")
+    (unit,) = segments("**Bag fees**\nAt $40 for the first checked bag, 6 × $40 = $240.")
+    assert (unit.text, unit.label) == (
+        "At $40 for the first checked bag, 6 × $40 = $240.", "bag fees")
+    # a bold lead that goes on in the same line is the sentence's own words
+    (lead,) = segments("**Bag fees** run $40 for the first bag.\nBook online.")
+    assert lead.text == "Bag fees run $40 for the first bag. Book online."
