@@ -21,6 +21,7 @@ from functools import lru_cache
 from monitor import data
 from monitor.engine import amounts, cues, purpose
 from monitor.engine.amounts import Amount
+from monitor.engine.quantities import Quantity
 
 MAX_AMOUNTS = 3
 """A sentence listing more values than this is a list of different things."""
@@ -176,15 +177,25 @@ def derived(sentence: str) -> bool:
 
 
 def _lists_on(sentence: str, sign: re.Match[str]) -> bool:
-    """A "plus" between amounts of two kinds adds an item to a list, not a term to a sum:
-    "use 400 g of tomatoes, plus 2 garlic cloves"."""
+    """A "plus" between amounts of two kinds, or counted against two spans, adds an item
+    to a list, not a term to a sum: "use 400 g of tomatoes, plus 2 garlic cloves", "$145
+    per credit plus a $95 tech fee per semester"."""
     if sign.group(0) != "plus":
         return False
     found = amounts.amounts(sentence)
-    before = [a.quantity for a in found if a.quantity.end <= sign.start()]
-    after = [a.quantity for a in found if a.quantity.start >= sign.end()]
-    return bool(before and after) and (before[-1].dimension, before[-1].unit) != (
-        after[0].dimension, after[0].unit)
+    before = [a for a in found if a.quantity.end <= sign.start()]
+    after = [a for a in found if a.quantity.start >= sign.end()]
+    if not (before and after):
+        return False
+    first, then = before[-1].quantity, after[0].quantity
+    return (first.dimension, first.unit) != (then.dimension, then.unit) or (
+        _per(sentence, first) != _per(sentence, then))
+
+
+def _per(sentence: str, amount: Quantity) -> str | None:
+    """What the amount is counted against by "per", whatever the noun ("per credit")."""
+    found = _PER.search(_STOP.split(sentence[amount.end:])[0])
+    return found.group(1).lower() if found else None
 
 
 def other_one(a: str, b: str) -> bool:
@@ -279,7 +290,7 @@ def premise(sentence: str) -> str | None:
     than a value: a scenario's rate, a time of day, a year or a date (`_SLOTS`), or a
     stage "at" an age or a duration ("At 6 months old, ...", "At 12 weeks, ...", not "At
     $95 per hour for 48 hours, ...")."""
-    opened = _LIST_MARK.sub("", sentence, count=1)
+    opened = _LEAD_LABEL.sub("", _LIST_MARK.sub("", sentence, count=1), count=1)
     parts = _CLAUSE_STOP.split(opened, maxsplit=1)
     if len(parts) < 2 or not parts[1].strip():
         return None
@@ -376,6 +387,8 @@ def fronted(sentence: str) -> list[str]:
     return lead
 
 
+_LEAD_LABEL = re.compile(r"^[^:;,.!?()\[\]|\d]{1,40}:[\s*_]*(?=\S)")
+"""A label before the sentence proper ("Tuition: at $165 per credit, ...")."""
 _LIST_MARK = re.compile(r"^[\s*#>\"'“‘(-]*(?:\d+[.)]\s+)?[\s*_\"'“‘]*")
 """What opens a list item or a quote before its words ("1. ", "> ", "**", a quote mark)."""
 _AT_PRICE = re.compile(r"\s*at\s+(?:about\s+|around\s+|roughly\s+|just\s+|only\s+)?"
@@ -570,6 +583,8 @@ _RATE = re.compile(
     r"serving|portion|lesson|session|visit|trip|meal|kg|km|mile|unit|item|page|"
     + "|".join(_SPAN_WORDS) + r")\b", re.IGNORECASE)
 _EVERY = re.compile(r"\bevery\s*$", re.IGNORECASE)
+_PER = re.compile(r"\bper\s+([a-z]+)\b", re.IGNORECASE)
+"""Any noun after "per" ("$145 per credit", "a $95 fee per semester")."""
 
 
 def rate(sentence: str, amount: Amount) -> str | None:

@@ -68,6 +68,9 @@ def test_aggregates(text: str, kinds: set[str]) -> None:
     # "plus" between amounts of two kinds lists an item; between one kind's, it sums
     ("Use 400 g of tomatoes, plus 2 garlic cloves.", False),
     ("It is 120 euros a night plus 15 euros for breakfast.", True),
+    # nor between two prices counted against two spans, whatever the noun
+    ("Tuition is $145 per credit plus a $95 tech fee per semester.", False),
+    ("It is $145 per credit plus $20 per credit for labs.", True),
     ("2 eggs plus 3 eggs make 5.", True),
     ("3 x 4 = 12.", True),
     ("20 - 5 leaves 15.", True),
@@ -367,6 +370,10 @@ def test_add_the_amount_puts_it_in_and_adds_nothing(phrase: str, adds: bool) -> 
      "At $45 per night for a medium-sized dog"),
     ("So compared with $750 for the cake, a fondant one is around $950.",
      "So compared with $750 for the cake"),
+    # after a label the sentence proper begins
+    ("Tuition: at $165 per credit, 9 credits = $1,485.", "at $165 per credit"),
+    ("**Length:** with plants spaced 18 inches apart, 5 plants fit per row.",
+     "with plants spaced 18 inches apart"),
     # a lead that compares, sets a case, frames, or holds no amount
     ("Since $1,800 is below your deductible, you pay the full rate.", None),
     ("At 6% a year, $10,000 grows to about $17,900.", None),
