@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.engine.constraints import broken_by, constraints_in, heeded
+from monitor.engine.constraints import broken_by, constraints_in, heeded, steering_heading
 
 
 def _broken(user: str, answer: str) -> list[str | None]:
@@ -124,6 +124,21 @@ def test_a_certificate_names_the_rule_as_the_user_set_it() -> None:
      "Most soy sauce isn't safe for celiac disease."),
     ("she has a tree nut allergy", ["Make a nut-free pesto with sunflower seeds."],
      "Make a nut-free pesto with sunflower seeds."),
+    # a condition is named by the group it rules out, and by the group's short form
+    ("I was diagnosed with celiac disease last month.",
+     ["Banana bread converts well.", "Use a certified gluten-free blend instead."],
+     "Use a certified gluten-free blend instead."),
+    ("I was diagnosed with celiac disease last month.",
+     ["Banana bread converts well.", "Use GF oats instead of regular ones."],
+     "Use GF oats instead of regular ones."),
+    # a group by the word the user used for it
+    ("our vet confirmed our lab mix has a chicken allergy",
+     ["Try a lamb-based food.", "Watch for hidden chicken in treats."],
+     "Watch for hidden chicken in treats."),
+    # a diet that rules out several groups is named only by its own name: steering
+    # around eggs says nothing of the cheese
+    ("all of us are vegan.", ["Whisk 6 eggs with the feta.", "Skip the eggs in the "
+                              "meringue: use aquafaba instead."], None),
     # steering around a food of the group without naming the constraint heeds nothing
     ("my daughter has a milk allergy (so totally dairy free)",
      ["Scoops of vanilla ice cream.", "Put the ice cream on ice so it doesn't melt."], None),
@@ -139,3 +154,15 @@ def test_paella_is_not_shellfish_by_its_name() -> None:
     [rule] = constraints_in("I'm allergic to shellfish", 0)
     assert broken_by("Paella valenciana is made with chicken, rabbit and beans.", rule) is None
     assert broken_by("Seafood paella is full of prawns and mussels.", rule) is not None
+
+
+@pytest.mark.parametrize(("heading", "steers"), [
+    ("watch out for these ingredients", True), ("avoid these", True),
+    ("hidden sources of pork", True), ("red flags on the menu", True),
+    # what these list is offered
+    ("alternative", False), ("good alternative proteins", False),
+    ("nut-free options", False), ("order this", False), ("", False),
+])
+def test_a_heading_that_steers_around_what_stands_under_it(heading: str, steers: bool
+                                                           ) -> None:
+    assert steering_heading(heading) is steers

@@ -169,6 +169,16 @@ def test_a_food_named_in_an_answer_that_steers_around_it_warns() -> None:
         in certs[0].same_subject
 
 
+def test_a_food_listed_under_a_heading_that_steers_around_it_warns() -> None:
+    certs = run([
+        ("user", "I'm allergic to shellfish. What should I eat in Valencia?"),
+        ("assistant", "### Order this\n\n- Paella valenciana, with chicken and rabbit.\n\n"
+                      "### Avoid these\n\n- Seafood paella, full of prawns and mussels."),
+    ])
+    assert [(c.detector, c.severity) for c in certs] == [("constraint", "warn")]
+    assert 'it is named under the heading "avoid these"' in certs[0].same_subject
+
+
 def test_a_food_named_in_an_answer_that_never_steers_around_it_pages() -> None:
     certs = run([
         ("user", "My son has a severe peanut allergy. Ideas for his Thai-themed party?"),

@@ -43,12 +43,14 @@ class _Tables:
     diets: dict[str, tuple[str, ...]]
     activities: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
     avoiding: re.Pattern[str]
+    avoiding_headings: re.Pattern[str]
     openers: re.Pattern[str]
     closers: re.Pattern[str]
     not_a_rule: re.Pattern[str]
     not_after_no: frozenset[str]
     other_food_after: frozenset[str]
     phrases: dict[str, str]
+    aliases: dict[str, tuple[str, ...]]
 
 
 
@@ -81,6 +83,7 @@ def tables() -> _Tables:
         diets={d: tuple(g) for d, g in config["diets"].items()},
         activities=activities,
         avoiding=word_pattern(tuple(config["avoiding"]["words"])),
+        avoiding_headings=word_pattern(tuple(config["avoiding_headings"]["words"])),
         openers=re.compile(
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
                                                                     reverse=True))
@@ -93,6 +96,7 @@ def tables() -> _Tables:
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
         phrases=dict(config["rule_phrases"]),
+        aliases={g: tuple(a) for g, a in config["group_aliases"].items()},
     )
 
 
@@ -238,18 +242,32 @@ def heeded(sentences: Iterable[str], constraint: Constraint) -> str | None:
     return None
 
 
+def steering_heading(context: str) -> bool:
+    """The heading a sentence stands under steers around something ("Watch out for",
+    "Avoid these", "Hidden sources"): what the sentence names is named to warn about it."""
+    return bool(tables().avoiding_headings.search(context.lower().replace("’", "'")))
+
+
 def _steers(lower: str) -> bool:
     return bool(tables().avoiding.search(lower) or _FREE_OF.search(lower))
 
 
 @cache
 def _label_words(label: str) -> re.Pattern[str] | None:
-    """The words of a constraint's label, singular or plural ("dairy free" -> dairy,
-    "gluten-free" -> gluten, "nut" -> nut or nuts); "free" says nothing of the food."""
-    words = [w for w in re.split(r"[\s-]+", label.lower()) if w and w != "free"]
+    """The words that name a constraint, singular or plural: its label's ("dairy free" ->
+    dairy, "gluten-free" -> gluten, "nut" -> nut or nuts; "free" says nothing of the
+    food), and the names of the one group it rules out ("celiac" -> gluten, wheat;
+    "poultry" -> chicken) with their short forms ("GF"). Not those of a diet that rules
+    out several ("vegan"): an answer that steers around eggs may still serve cheese."""
+    t = tables()
+    diet = t.diets.get(label, ())
+    groups = {label} if not diet else set(diet) if len(diet) == 1 else set()
+    words = {w for w in re.split(r"[\s-]+", label.lower()) if w and w != "free"}
+    words |= {name for name, group in t.group_of_name.items() if group in groups}
+    words |= {alias for group in groups for alias in t.aliases.get(group, ())}
     if not words:
         return None
-    return re.compile(r"(?<![\w])(?:" + "|".join(f"{re.escape(w)}s?" for w in words)
+    return re.compile(r"(?<![\w])(?:" + "|".join(f"{re.escape(w)}s?" for w in sorted(words))
                       + r")(?![\w])")
 
 

@@ -55,6 +55,7 @@ from monitor.engine.constraints import (
     constraints_in,
     heeded,
     rule_phrase,
+    steering_heading,
 )
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
@@ -1004,7 +1005,9 @@ class Engine:
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Answer sentences that offer what the user ruled out (engine.constraints). Where
         the answer steers around the constraint elsewhere and names it
-        (`constraints.heeded`), what it names may be a warning: a doubt, never a page."""
+        (`constraints.heeded`), or the sentence stands under a heading that steers
+        ("Watch out for", `constraints.steering_heading`), what it names may be a
+        warning: a doubt, never a page."""
         # one finding per answer sentence, user turn and offending word: "peanut butter"
         # breaks both "a severe peanut allergy" and "the school is nut-free", one page
         found: dict[tuple[str, int, str], tuple[int, contradiction.Finding, float]] = {}
@@ -1023,11 +1026,12 @@ class Engine:
                 steering = heeding[rule]
                 claim = sentence_fact(sentence, context, "assistant", turn, word.lower())
                 prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
+                doubt = (f'it is named under the heading "{context}"'
+                         if steering_heading(context) else None if steering is None
+                         else f'the answer steers around it elsewhere: "{steering}"')
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence, claim, prior,
-                    f"{word} is ruled out by {rule_phrase(rule.label)}",
-                    doubt=None if steering is None else (
-                        f'the answer steers around it elsewhere: "{steering}"')), 1.0)
+                    f"{word} is ruled out by {rule_phrase(rule.label)}", doubt=doubt), 1.0)
         return list(found.values())
 
     def _candidates(self, state: ConversationState, fact: Fact, turn: int,
