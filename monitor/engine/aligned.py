@@ -70,12 +70,13 @@ def may_conflict(new: str, old: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _names(sentence: str) -> frozenset[str]:
-    """Capitalised words inside the sentence; not a function word that opens a clause
-    after a label or a dash ("Meals: Since ...", "Tip: You ..."): "ChatGPT Plus" and "IT"
-    stay names. Cached: a remembered sentence is set against every new one."""
+    """Capitalised words inside the sentence; not a function word in title case, which
+    opens a clause after a label, a dash or a title ("Meals: Since ...", "Tip: You ...",
+    "Monthly cost for walks At roughly $30 ..."): "ChatGPT Plus" and "IT" stay names.
+    Cached: a remembered sentence is set against every new one."""
     text = sentence.strip(" *-#>")
     return frozenset(m.group(0).lower() for m in _NAME.finditer(text)
-                     if not _opens_clause(text, m))
+                     if not _function_word(m.group(0)))
 
 
 @lru_cache(maxsize=8192)
@@ -85,13 +86,8 @@ def _spelled(sentence: str) -> frozenset[str]:
     return frozenset(_LETTERS.findall(sentence.lower()))
 
 
-_CLAUSE_BREAK = re.compile(r"(?:[:(\u2014\u2013]|\s-)[\s*_]*$")
-"""A label's colon, a dash or a bracket, then the clause's first word."""
-
-
-def _opens_clause(text: str, word: re.Match[str]) -> bool:
-    found = word.group(0)
-    return found[1:].islower() and found.lower() in cues.clause_words()
+def _function_word(word: str) -> bool:
+    return word[1:].islower() and word.lower() in cues.clause_words()
 
 
 _ARITHMETIC = re.compile(

@@ -46,7 +46,8 @@ def _pattern(name: str) -> re.Pattern[str]:
 
 @cache
 def clause_words() -> frozenset[str]:
-    """Function words that, capitalised to open a clause after a label, name nothing."""
+    """Function words that, capitalised to open a clause (after a label, a dash or a
+    title run into the sentence), name nothing."""
     return frozenset(_data()["clause_words"])
 
 
