@@ -29,6 +29,13 @@ def _broken(user: str, answer: str) -> list[str | None]:
     ("my wife has a gluten intolerance", "Serve it with warm couscous.", "couscous"),
     ("we don't have a car", "Drive to the trailhead and park at the visitor centre.", "Drive"),
     ("my daughter is dairy free", "Top each bowl with a spoon of yoghurt.", "yoghurt"),
+    # a diet said with the speaker left out, abstaining said of a couple, stairs, new things
+    ("been vegan for about 2 years, started bouldering", "3 eggs scrambled with feta", "eggs"),
+    ("neither of us drinks alcohol at all", "Afternoon: a craft brewery crawl.", "brewery"),
+    ("she uses a walker and can't do stairs at all", "A 4th-floor walk-up is ideal.",
+     "walk-up"),
+    ("we're buying everything second-hand only", "I'd buy this one brand new from Target.",
+     "brand new"),
 ])
 def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: str) -> None:
     assert word in _broken(user, answer)
@@ -71,6 +78,8 @@ def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
     "no, I meant the other one",
     # "US" in capitals is the country, not the user
     "Gluten-free bread is easy to find in the US.",
+    # a diet named by a sentence that does not leave its speaker out
+    "Mostly the vegan options at the cafe were good.",
 ])
 def test_questions_and_pleasantries_set_nothing(user: str) -> None:
     assert constraints_in(user, 0) == []

@@ -292,3 +292,17 @@ def test_two_counts_each_with_its_own_value_are_a_guess_only_between_answers() -
         '"three movers" against "two movers", each with its own value')
     users = replace(finding, prior=replace(prior, speaker="user"))
     assert _sameness_guessed(users) is None
+
+
+@pytest.mark.parametrize(("prompt", "composed"), [
+    ("write a toast for my sister's wedding", True),
+    ("help me with my wedding toast", True),
+    ("I need to give a toast to the couple", True),
+    # toast the food asks for no composed text
+    ("honestly breakfast is my weak spot, i usually just have toast. any ideas?", False),
+    ("is peanut butter on toast a good snack?", False),
+])
+def test_a_toast_to_give_is_composed_text_and_toast_to_eat_is_not(prompt: str,
+                                                                   composed: bool) -> None:
+    assert cues.is_creative_request(prompt) is composed
+    assert cues.asks_for_user_draft(prompt) is composed

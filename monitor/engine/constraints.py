@@ -51,6 +51,7 @@ class _Tables:
     other_food_after: frozenset[str]
     phrases: dict[str, str]
     aliases: dict[str, tuple[str, ...]]
+    self_openers: re.Pattern[str]
 
 
 
@@ -97,6 +98,8 @@ def tables() -> _Tables:
         other_food_after=frozenset(config["other_food_after"]["words"]),
         phrases=dict(config["rule_phrases"]),
         aliases={g: tuple(a) for g, a in config["group_aliases"].items()},
+        self_openers=re.compile(r"\W*" + word_pattern(tuple(config["self_openers"]["words"])
+                                                   ).pattern),
     )
 
 
@@ -169,7 +172,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     lower = text.lower()
     found: dict[str, set[str]] = {}
     for diet, groups in t.diets.items():
-        if word_pattern((diet,)).search(lower) and _FIRST_PERSON.search(text):
+        if word_pattern((diet,)).search(lower) and (
+                _FIRST_PERSON.search(text) or t.self_openers.match(lower)):
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (set_by, breaks) in t.activities.items():
         if word_pattern(set_by).search(lower):  # "without a car", not "without a care"
