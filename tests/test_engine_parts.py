@@ -294,15 +294,22 @@ def test_two_counts_each_with_its_own_value_are_a_guess_only_between_answers() -
     assert _sameness_guessed(users) is None
 
 
+
 @pytest.mark.parametrize(("prompt", "composed"), [
     ("write a toast for my sister's wedding", True),
     ("help me with my wedding toast", True),
     ("I need to give a toast to the couple", True),
-    # toast the food asks for no composed text
+    ("write me a short announcement email to our mailing list", True),
+    ("should i send a thank you email and what should it say", True),
+    ("can you write a reply to the email I got?", True),
+    # toast the food, and a letter or an email the user sent, got or has
     ("honestly breakfast is my weak spot, i usually just have toast. any ideas?", False),
     ("is peanut butter on toast a good snack?", False),
+    ("If I send the letter on April 10, what will my last charge be?", False),
+    ("I only have the recruiter's email. Who do I thank?", False),
+    ("got an email from my landlord saying rent goes up to $1,600", False),
 ])
-def test_a_toast_to_give_is_composed_text_and_toast_to_eat_is_not(prompt: str,
-                                                                   composed: bool) -> None:
+def test_a_text_to_write_is_composed_and_one_eaten_sent_or_got_is_not(prompt: str,
+                                                                      composed: bool) -> None:
     assert cues.is_creative_request(prompt) is composed
     assert cues.asks_for_user_draft(prompt) is composed

@@ -53,12 +53,29 @@ def clause_words() -> frozenset[str]:
 
 def is_creative_request(prompt: str) -> bool:
     """The user asked for composed text (a story, a role, a letter, a template)."""
-    return asks_for_fiction(prompt) or bool(_pattern("creative_requests").search(prompt))
+    return asks_for_fiction(prompt) or _asks_for(prompt, "creative_requests")
 
 
 def asks_for_user_draft(prompt: str) -> bool:
     """The user asked for a text to send as themselves (a CV, a cover letter, an invite)."""
-    return bool(_pattern("user_drafts").search(prompt))
+    return _asks_for(prompt, "user_drafts")
+
+
+def _asks_for(prompt: str, kinds: str) -> bool:
+    """A kind of text named as one to write, not only as one the user sent, got or has
+    ("If I send the letter on April 10", "I only have the recruiter's email"); a prompt
+    that asks for words ("write", "draft", "what should it say") asks for it however it
+    names it ("write a reply to the email I got")."""
+    named = list(_pattern(kinds).finditer(prompt))
+    if named and _pattern("writing_pattern").search(prompt):
+        return True
+    handled = _pattern("handled_text_pattern")
+    return any(handled.search(prompt, max(0, found.start() - _HANDLED_REACH), found.start())
+               is None for found in named)
+
+
+_HANDLED_REACH = 30
+"""How far before the kind of text a verb of handling one is looked for ("sent them the")."""
 
 
 def speaks_of_others(sentence: str) -> bool:
