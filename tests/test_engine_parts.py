@@ -302,6 +302,7 @@ def test_two_counts_each_with_its_own_value_are_a_guess_only_between_answers() -
     ("write me a short announcement email to our mailing list", True),
     ("should i send a thank you email and what should it say", True),
     ("can you write a reply to the email I got?", True),
+    ("I have to send a cover letter to the bank. Can you help me make it stronger?", True),
     # toast the food, and a letter or an email the user sent, got or has
     ("honestly breakfast is my weak spot, i usually just have toast. any ideas?", False),
     ("is peanut butter on toast a good snack?", False),
