@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from monitor import data
-from monitor.engine import amounts, cues, purpose
+from monitor.engine import amounts, cues, purpose, quantities
 from monitor.engine.amounts import Amount
 from monitor.engine.quantities import Quantity
 
@@ -687,7 +687,7 @@ _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
 def _written(amount: Amount) -> float | None:
     """The number as the sentence writes it ("9" of "9-hour"), before any unit scales it."""
     found = _DIGITS.search(amount.quantity.surface)
-    return None if found is None else float(found.group(0).replace(",", ""))
+    return None if found is None else quantities.parse_number(found.group(0))
 
 
 _MEASURE_WORDS = data.words("measure_words.tsv")

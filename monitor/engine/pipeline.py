@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -768,25 +768,24 @@ class Engine:
         rows: list[tuple[int, str, str, str]] = [
             (event.turn_index, event.role, sentence[:bounds.SENTENCE_CHARS], context)
             for sentence, context in extraction.asserted if aligned.measured(sentence)]
-        if event.role == "user":  # a question can still give a new value ("what if 8?")
+
+        def remember(speaker: str, sentences: Iterable[str], keep: Callable[[str], object]
+                     ) -> None:
+            """Rows of `speaker` for the sentences not remembered yet that `keep` holds."""
             said = {row[2] for row in rows}
-            rows += [(event.turn_index, "user-question", sentence[:bounds.SENTENCE_CHARS], "")
-                     for sentence in extraction.sentences
-                     if sentence[:bounds.SENTENCE_CHARS] not in said and aligned.measured(sentence)]
-            said = {row[2] for row in rows}
+            rows.extend((event.turn_index, speaker, s[:bounds.SENTENCE_CHARS], "")
+                        for s in sentences if s[:bounds.SENTENCE_CHARS] not in said and keep(s))
+
+        if event.role == "user":
+            # a question can still give a new value ("what if 8?")
+            remember("user-question", extraction.sentences, aligned.measured)
             # a bare number the user states ("update: it's now 35") is a new value of what
             # the conversation counts; one in a question ("and for two?") asks about one
-            rows += [(event.turn_index, "user-number", sentence[:bounds.SENTENCE_CHARS], "")
-                     for sentence, _ in extraction.asserted
-                     if sentence[:bounds.SENTENCE_CHARS] not in said
-                     and aligned.amounts_in(sentence)]
-            said = {row[2] for row in rows}
+            remember("user-number", (s for s, _ in extraction.asserted), aligned.amounts_in)
             # a changed plan without a number ("update: we moved it to Lisbon") frees the
             # numbers said before it as much as a new number does
-            rows += [(event.turn_index, "user-revision", sentence[:bounds.SENTENCE_CHARS], "")
-                     for sentence in extraction.sentences
-                     if sentence[:bounds.SENTENCE_CHARS] not in said
-                     and lexicon.revision_kind(sentence) is not None]
+            remember("user-revision", extraction.sentences,
+                     lambda s: lexicon.revision_kind(s) is not None)
         state.add_statements(rows, self.config.max_statements)
 
     def _amount_findings(
@@ -1027,8 +1026,9 @@ class Engine:
                 claim = sentence_fact(sentence, context, "assistant", turn, word.lower())
                 prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
                 doubt = (f'it is named under the heading "{context}"'
-                         if steering_heading(context) else None if steering is None
-                         else f'the answer steers around it elsewhere: "{steering}"')
+                         if steering_heading(context)
+                         else f'the answer steers around it elsewhere: "{steering}"'
+                         if steering is not None else None)
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence, claim, prior,
                     f"{word} is ruled out by {rule_phrase(rule.label)}", doubt=doubt), 1.0)
@@ -1288,10 +1288,9 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     compared by a phrase of its sentence alone, a food named in an answer that steers
     around it), a finding of the verifier alone on a sentence that names its subject only
     by a pronoun ("It offers an async client" after "requests does not support async":
-    which "it"?), two of the assistant's
-    sentences that count one thing differently and differ in another value
-    (`aligned.counted_apart`; against the user's own count, the other count is the
-    mistake), two amounts whose surrounding words share no thing
+    which "it"?), two of the assistant's sentences that count one thing differently and
+    differ in another value (`aligned.counted_apart`; against the user's own count, the
+    other count is the mistake), two amounts whose surrounding words share no thing
     (`aligned.measured_apart`), or two sentences that qualify their thing apart
     (`aligned.qualified_apart`). A broken constraint has no other: its rule and
     offending word name what they are about."""
