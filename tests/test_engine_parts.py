@@ -107,6 +107,31 @@ def test_graph_compaction_bounds_nodes_and_facts() -> None:
     assert graph.node_count() <= 30
 
 
+def test_a_dropped_graph_is_freed_by_reference_counting() -> None:
+    """The worker freezes what a batch leaves (monitor.stream.collector): a graph in a
+    reference cycle would stay until the next whole-heap pass."""
+    import gc
+    import weakref
+
+    graph = ConversationGraph()
+    for turn in range(3):
+        s, o = f"subject {turn}", f"object {turn}"
+        graph.touch(s, "concept", 1.0, "assistant", turn)
+        graph.touch(o, "concept", 1.0, "assistant", turn)
+        graph.add_fact(Fact(s, "be", o, o, False, "asserted", "assistant", turn, "x", "be", "",
+                            None, 1.0))
+    graph.supersede_claims(0, "x", lambda fact: True, at=2)
+    assert graph.facts_about("subject 1") and graph.has_fact_link("subject 1", {"object 1"})
+    graph.compact(max_nodes=4, max_fact_edges=1, keep_turn=2)
+    inner = weakref.ref(graph._g)
+    gc.disable()
+    try:
+        del graph
+        assert inner() is None
+    finally:
+        gc.enable()
+
+
 def _weighted_fit(qs: list[float], decay: float) -> tuple[float, float]:
     x = np.arange(len(qs), dtype=float)
     w = np.exp(decay * x)

@@ -89,11 +89,31 @@ def may_merge(new: str, old: str) -> bool:
     return head_word(new) == head_word(old) and head_word(new) != ""
 
 
+class _Graph(nx.MultiDiGraph):
+    """A MultiDiGraph that makes its edge and degree views on each use.
+
+    networkx caches them on the graph, and each holds the graph: a reference cycle, so a
+    conversation's dropped graph (an evicted or decoded-again state) waited for a
+    whole-heap garbage collection instead of going at once (stop 47: 5,500 such graphs and
+    their 116,000 dicts in 6,000 turns over 2,000 conversations). The node view holds no
+    graph and stays cached."""
+
+    edges = property(nx.MultiDiGraph.edges.func)
+    out_edges = property(nx.MultiDiGraph.out_edges.func)
+    in_edges = property(nx.MultiDiGraph.in_edges.func)
+    degree = property(nx.MultiDiGraph.degree.func)
+    in_degree = property(nx.MultiDiGraph.in_degree.func)
+    out_degree = property(nx.MultiDiGraph.out_degree.func)
+    adj = property(nx.MultiDiGraph.adj.func)
+    succ = property(nx.MultiDiGraph.succ.func)
+    pred = property(nx.MultiDiGraph.pred.func)
+
+
 class ConversationGraph:
     """Nodes, fact edges and semantic edges of one conversation."""
 
     def __init__(self) -> None:
-        self._g: nx.MultiDiGraph = nx.MultiDiGraph()
+        self._g: nx.MultiDiGraph = _Graph()
         """Private: callers use the methods below, so the shape can change in one place."""
         self._next_edge = 0
 
