@@ -102,6 +102,7 @@ def run_memory_bench(turns: int, conversations: int, live_states: int,
     from monitor.engine.state import ConversationState
     from monitor.runner.build import build_engine, settle_after_warm_up
     from monitor.stream.app import LiveStates
+    from monitor.stream.collector import FullCollections
 
     at_start["imported_mb"] = round(rss_mb(), 1)
     per_conversation = max(2, turns // conversations)
@@ -124,6 +125,7 @@ def run_memory_bench(turns: int, conversations: int, live_states: int,
     settle_after_warm_up()  # as the worker does before its first record
     at_start["settled_mb"] = round(rss_mb(), 1)
     live = LiveStates(live_states)
+    collections = FullCollections(StreamSettings().full_collection_every_s)
     stored: dict[str, bytes] = {}
     samples = [{"turns": 0, "rss_mb": round(rss_mb(), 1)}]
     started = time.perf_counter()
@@ -139,6 +141,7 @@ def run_memory_bench(turns: int, conversations: int, live_states: int,
             blob = states[cid].to_bytes()
             stored[cid] = blob
             live.keep(cid, blob, states[cid])
+        collections.after_batch()
         done = start + len(chunk)
         if done // every != (done - len(chunk)) // every or done == len(events):
             samples.append({"turns": done, "rss_mb": round(rss_mb(), 1),
@@ -146,8 +149,13 @@ def run_memory_bench(turns: int, conversations: int, live_states: int,
                             "seconds": round(time.perf_counter() - started, 1)})
             print(json.dumps(samples[-1]), file=sys.stderr, flush=True)  # progress
     cache = getattr(engine.embedder, "_cache", None)
+    at_end = round(rss_mb(), 1)
+    # what the worker's next periodic whole-heap pass frees (evicted states' cycles)
+    full_pass_s = collections.collect_now()
     return {"turns": len(events), "conversations": conversations,
-            "rss_at_start": at_start, "rss_at_end_mb": round(rss_mb(), 1),
+            "rss_at_start": at_start, "rss_at_end_mb": at_end,
+            "rss_after_full_collection_mb": round(rss_mb(), 1),
+            "full_collection_s": round(full_pass_s, 3),
             "heavy_modules_loaded": sorted(m for m in _HEAVY if m in sys.modules),
             "peak_mb": round(rss_mb(field="VmHWM"), 1),
             "target_at_start_mb": "<= 400",

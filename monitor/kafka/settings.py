@@ -47,6 +47,10 @@ class StreamSettings(BaseSettings):
     idle_window_s: float = Field(default=900.0, gt=0)
     live_states: int = Field(default=2_000, ge=0)
     """Decoded conversation states kept in memory between batches (see app.LiveStates)."""
+    full_collection_every_s: float = Field(default=300.0, ge=0)
+    """How often the garbage collector walks the whole heap, between two batches; in between,
+    each batch's survivors are frozen out of its sight (monitor.stream.collector). 0 leaves
+    Python's own schedule, which starts such a walk in the middle of a batch."""
     stop_grace_s: float = Field(default=5.0, gt=0)
     """When the worker stops, how long a batch in flight may take to finish before it is
     cancelled (its offsets are then not committed: it is processed again after restart)."""

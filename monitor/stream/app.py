@@ -62,6 +62,7 @@ from monitor.kafka.security import faust_credentials
 from monitor.kafka.settings import StreamSettings, faust_profile_kwargs
 from monitor.stream import expiry
 from monitor.stream.alertmanager import AlertmanagerHook
+from monitor.stream.collector import FullCollections
 from monitor.stream.faust_fixes import DurableTable, LocalBrokerTransport, MonitorTransport
 from monitor.stream.health import BatchFailures, BrokerProbe
 from monitor.stream.http import PRIVATE_WEB, add_conversation_page, require_token
@@ -220,6 +221,8 @@ class Monitor:
         self.quarantine = Quarantine(max(1_000, settings.live_states))
         self.pager = AlertmanagerHook.from_settings(settings)  # None: paging is off
         self.failures = BatchFailures(self.metrics)
+        self.collections = FullCollections(settings.full_collection_every_s,
+                                           self.metrics.full_collections.observe)
         self._first_seen: dict[bytes, float] = {}
         self.broker_probe = BrokerProbe(settings.bootstrap, self.metrics)
         self.broker_epoch: str | None = None
@@ -265,6 +268,7 @@ class Monitor:
             async for events in take_events(settings.batch_size,
                                             within=settings.batch_within_s):
                 await self.handle_until_done(list(events))
+                self.collections.after_batch()
 
         @app.timer(2.0)
         async def refresh_gauges() -> None:

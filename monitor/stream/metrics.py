@@ -132,6 +132,9 @@ class Metrics:
                               "0 while a batch keeps failing", registry=reg)
         self.broker_up = Gauge("skg_broker_up", "1 while the broker accepts connections",
                                registry=reg)
+        self.full_collections = Histogram(
+            "skg_gc_full_collection_seconds", "Whole-heap garbage collections, run between "
+            "batches every SKG_FULL_COLLECTION_EVERY_S", buckets=SECONDS_BUCKETS, registry=reg)
         self.info = Gauge("skg_worker_info", "Worker version", ["version"], registry=reg)
 
     def _preinit(self) -> None:
