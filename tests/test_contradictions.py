@@ -799,3 +799,46 @@ def test_an_answer_to_a_user_who_got_an_email_is_still_judged() -> None:
         ("assistant", "- Peanut butter crackers are easy to pack.\n- Apple slices."),
     ])
     assert [(c.detector, c.severity) for c in certs] == [("constraint", "page")]
+
+
+@pytest.mark.parametrize(("user", "paged"), [
+    # the person the rule belongs to is not at this meal, or the meal is the user's alone
+    ("My brother is vegetarian but he's away on a work trip, so it's just me and my wife "
+     "this weekend. A special dinner idea?", False),
+    ("My flatmate is vegetarian and keeps her own shelf. She's out of town this week though, "
+     "any dinner idea just for me?", False),
+    # the person is at the meal, or the rule is the user's own
+    ("My brother is vegetarian and he's coming on Saturday. A special dinner idea?", True),
+    ("I'm vegetarian and my wife is away this week. A dinner idea just for me?", True),
+])
+def test_a_rule_of_someone_who_is_not_there_binds_no_answer(user: str, paged: bool) -> None:
+    certs = run([("user", user),
+                 ("assistant", "- Pan-seared chicken thighs with lemon and thyme.\n"
+                               "- Roast potatoes on the side.")])
+    assert [(c.detector, c.severity) for c in certs] == (
+        [("constraint", "page")] if paged else [])
+
+
+def test_a_text_written_to_be_read_out_and_its_rewrite_are_composed() -> None:
+    """A piece of about 150 words to read at a funeral, for a user who keeps halal: the
+    bacon in it is the grandmother's story, not food offered to the user; nor after "make
+    it a bit shorter", which changes that text."""
+    certs = run([
+        ("user", "I keep halal, but my nan ran a greasy spoon cafe for 30 years. At her "
+                 "funeral I will read a short piece (about 150 words) about her and her cafe."),
+        ("assistant", "Nan opened the cafe at six every morning. She fried bacon for the "
+                      "builders and knew each of them by name."),
+        ("user", "lovely. can you make it a bit shorter?"),
+        ("assistant", "Nan opened at six. She fried bacon for the builders and knew every "
+                      "name."),
+    ])
+    assert certs == []
+    # the rewrite asked for after an answer that was no composed text is judged
+    certs = run([
+        ("user", "I keep halal. What could I cook for the builders' breakfast?"),
+        ("assistant", "Scrambled eggs on toast with grilled tomatoes."),
+        ("user", "lovely. can you make it a bit shorter?"),
+        ("assistant", "Fry bacon and eggs."),
+    ])
+    assert [(c.turn_index, c.detector, c.severity) for c in certs] == [
+        (3, "constraint", "page")]

@@ -339,3 +339,25 @@ def test_a_text_to_write_is_composed_and_one_eaten_sent_or_got_is_not(prompt: st
                                                                       composed: bool) -> None:
     assert cues.is_creative_request(prompt) is composed
     assert cues.asks_for_user_draft(prompt) is composed
+
+
+@pytest.mark.parametrize(("prompt", "edit"), [
+    ("this made me laugh. can you make it a little funnier?", True),
+    ("make it a bit shorter and mention the dog", True),
+    ("Love it! Could you rewrite it for a younger crowd?", True),
+    ("another version please, more formal", True),
+    # a change to a plan or a budget, not to a text's words
+    ("can you make it cheaper?", False),
+    ("what if we make it a 4 day trip", False),
+])
+def test_a_request_to_change_the_text_just_written(prompt: str, edit: bool) -> None:
+    assert cues.asks_to_edit(prompt) is edit
+
+
+@pytest.mark.parametrize("prompt", [
+    "His memorial is Sunday and I want to read a short piece (~200 words) about him.",
+    "Could you help with a eulogy for my grandmother?",
+    "I'd like a short tribute to our coach for the team dinner.",
+])
+def test_a_piece_to_read_out_is_composed(prompt: str) -> None:
+    assert cues.is_creative_request(prompt)

@@ -24,6 +24,7 @@ from importlib import resources
 from typing import Any
 
 from monitor.data import word_pattern
+from monitor.engine import cues
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class _Tables:
     phrases: dict[str, str]
     aliases: dict[str, tuple[str, ...]]
     self_openers: re.Pattern[str]
+    holder_away: re.Pattern[str]
 
 
 
@@ -100,6 +102,7 @@ def tables() -> _Tables:
         aliases={g: tuple(a) for g, a in config["group_aliases"].items()},
         self_openers=re.compile(r"\W*" + word_pattern(tuple(config["self_openers"]["words"])
                                                    ).pattern),
+        holder_away=re.compile(config["holder_away"]["pattern"], re.I),
     )
 
 
@@ -210,6 +213,19 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         allowed |= t.members[group] if group is not None else {_singular(words[-1])}
     return [Constraint(turn, sentence, label, tuple(sorted(words - allowed)))
             for label, words in sorted(found.items()) if words - allowed]
+
+
+def held_by_someone_away(sentence: str, turn_text: str) -> bool:
+    """The sentence gives someone else's constraint (no "I" in it) and the user's turn says
+    that person is not there or the plan is for the user alone ("my sister is vegan but
+    she's abroad this year", "my roommate is celiac ... she's away ... dinner just for me"):
+    nothing the answer suggests reaches them."""
+    return (cues.speaks_of_others(sentence) and not _SPEAKER.search(sentence)
+            and bool(tables().holder_away.search(turn_text.replace("’", "'"))))
+
+
+_SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)
+"""The user as the one a sentence speaks of ("I'm vegan and my husband is away")."""
 
 
 _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|okay|fine|"

@@ -56,6 +56,11 @@ def is_creative_request(prompt: str) -> bool:
     return asks_for_fiction(prompt) or _asks_for(prompt, "creative_requests")
 
 
+def asks_to_edit(prompt: str) -> bool:
+    """The user asks to change the text just written ("make it a little funnier")."""
+    return bool(_pattern("edit_pattern").search(prompt))
+
+
 def asks_for_user_draft(prompt: str) -> bool:
     """The user asked for a text to send as themselves (a CV, a cover letter, an invite)."""
     return _asks_for(prompt, "user_drafts")

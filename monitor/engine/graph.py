@@ -229,6 +229,11 @@ class ConversationGraph:
         """Every fact edge's payload, in edge order."""
         return [d["fact"] for *_, d in self._g.edges(data=True) if d["kind"] == "fact"]
 
+    def composed_at(self, turn: int) -> bool:
+        """The facts of that turn (some, all) are a composed text's (a story, a draft)."""
+        facts = [f for f in self.all_facts() if f.turn == turn]
+        return bool(facts) and all(f.modality == "composed" for f in facts)
+
     def fact_count(self) -> int:
         return sum(1 for *_, d in self._g.edges(data=True) if d["kind"] == "fact")
 

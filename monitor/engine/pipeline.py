@@ -54,6 +54,7 @@ from monitor.engine.constraints import (
     broken_by,
     constraints_in,
     heeded,
+    held_by_someone_away,
     rule_phrase,
     steering_heading,
 )
@@ -280,7 +281,7 @@ class Engine:
         state.turns += 1
 
         facts = self._canonical_facts(state, extraction)
-        if event.role == "assistant" and cues.is_creative_request(state.prompt_text()):
+        if event.role == "assistant" and _composed(state, state.prompt_text()):
             # a story, a role or a draft the user asked for: a character's words
             facts = [replace(f, modality="composed") for f in facts]
         if extraction.focus:
@@ -299,7 +300,8 @@ class Engine:
             self._remember_statements(state, event, extraction)
             if event.role == "user":
                 state.add_constraints(
-                    [c for s in extraction.sentences for c in constraints_in(s, event.turn_index)],
+                    [c for s in extraction.sentences for c in constraints_in(s, event.turn_index)
+                     if not held_by_someone_away(s, event.text)],
                     self.config.max_constraints)
                 if self.verdict is not None:
                     self.verdict.remember(state, event.turn_index, "user", extraction.asserted,
@@ -517,7 +519,7 @@ class Engine:
         cfg, turn = self.config, event.turn_index
         findings = self._findings(state, facts, turn)
         pairs = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
-        creative = cues.is_creative_request(prompt)
+        creative = _composed(state, prompt)
         reverted = [] if cues.asks_for_fiction(prompt) else _reverted_amounts(
             state, turn, extraction.asserted)
         for found in (self._amount_findings(state, event, extraction, facts, prompt),
@@ -1159,6 +1161,13 @@ def _subjects_by_sentence(facts: Sequence[Fact]) -> dict[str, tuple[str, ...]]:
 
 def _normal(sentence: str) -> str:
     return _NON_WORD.sub(" ", sentence.lower()).strip()
+
+
+def _composed(state: ConversationState, prompt: str) -> bool:
+    """The answer is a composed text: the user asked for one, or asks to change the one
+    just written ("make it a little funnier", after a eulogy)."""
+    return cues.is_creative_request(prompt) or (
+        cues.asks_to_edit(prompt) and state.graph.composed_at(state.last_answer))
 
 
 _MAX_TOLD_WORDS = 60
