@@ -36,6 +36,16 @@ def _broken(user: str, answer: str) -> list[str | None]:
      "walk-up"),
     ("we're buying everything second-hand only", "I'd buy this one brand new from Target.",
      "brand new"),
+    # licences, second-hand, screens and pets as users say them; a guest's allergy
+    ("Neither of us has a driving licence, we're 19.", "Book a rental car at the airport.",
+     "rental car"),
+    ("I want to buy only second-hand, no new furniture.", "Just order a new bookcase online.",
+     "order a new"),
+    ("We keep the kids screen-free on weekends.", "Saturday 4 pm: a movie with popcorn.",
+     "movie"),
+    ("Our landlord says no pets allowed.", "A pair of guinea pigs would suit him.",
+     "guinea pigs"),
+    ("A guest on Friday has a sesame allergy.", "Finish with toasted sesame seeds.", "sesame"),
 ])
 def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: str) -> None:
     assert word in _broken(user, answer)
@@ -68,6 +78,12 @@ def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: 
     ("she's allergic to tree nuts (peanuts are ok weirdly) and school is nut free anyway",
      "Spread peanut butter on the toast."),
     ("I'm vegan, but honey is fine", "Drizzle with a little honey."),
+    # a vegetable cut like a steak; a warning said with "isn't" or "haven't"
+    ("we're vegetarian", "Roast thick cauliflower steaks with cumin."),
+    ("We're vegan", "Honey isn't vegan, so sweeten it with maple syrup."),
+    ("I'm allergic to milk", "Use pans that haven't touched butter."),
+    # a cat café is a place to visit, not a pet kept
+    ("Our landlord says no pets allowed.", "Visit the cat café on Main Street."),
 ])
 def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
     assert all(w is None for w in _broken(user, answer))
@@ -80,6 +96,10 @@ def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
     "Gluten-free bread is easy to find in the US.",
     # a diet named by a sentence that does not leave its speaker out
     "Mostly the vegan options at the cafe were good.",
+    # a guest's diet binds the dish made for them, not the dishes for the others
+    "One guest is vegetarian.",
+    # no pets kept is no rule against them; no TV in the cabin is no rule against films
+    "We have no pets at the moment.",
 ])
 def test_questions_and_pleasantries_set_nothing(user: str) -> None:
     assert constraints_in(user, 0) == []

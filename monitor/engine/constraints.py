@@ -141,6 +141,10 @@ _FIRST_PERSON = re.compile(
 """Words for the user or their people, read on the text as written: "US" in capitals is
 the country ("easy to find in the US")."""
 
+_GUEST = re.compile(r"\b(?:friend|friends|guest|guests)\b", re.I)
+"""Someone the user has over: their allergy binds what is served to all ("a friend is
+coming over who has a milk allergy"); their diet does not bind the dishes for the others
+("one guest is vegetarian", beside short ribs for the rest)."""
 
 _LOOSE_OPENERS = frozenset({"no", "without", "avoid", "avoids", "hate", "nothing with"})
 """Openers that rule out a food group by name, but anything else only with a "please"
@@ -195,7 +199,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 found.setdefault(group, set()).update(t.members[group])
             elif len(words) <= 3 and len(words[-1]) > 3 and (not loose or "please" in lower):
                 found.setdefault(_stem(words[-1]), set()).add(_stem(words[-1]))
-    if _FIRST_PERSON.search(text) and not t.not_a_rule.search(lower):
+    if (_FIRST_PERSON.search(text) or _GUEST.search(text)) and not t.not_a_rule.search(lower):
         for match in t.closers.finditer(lower):
             if _DENIED.search(lower, _clause_start(lower, match.start()), match.end(1)) or any(
                     label in t.diets and word_pattern((label,)).search(match.group(0))
