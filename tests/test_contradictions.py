@@ -763,13 +763,23 @@ def test_an_answer_that_restates_the_users_cap_as_more_is_a_user_fact() -> None:
 
 @pytest.mark.parametrize("answer", [
     "With your £450 budget, the Beko fits comfortably.",  # the cap itself
-    "The Samsung costs around £600, so it is over your budget.",  # a price, not the budget
-    "The budget model costs £600, and your kitchen has room for it.",  # not *your* budget
+    "The Samsung costs around £600, so it is over your budget.",  # a price said to be over
 ])
-def test_a_budget_within_the_cap_or_a_price_is_not_a_cap_broken(answer: str) -> None:
+def test_a_budget_within_the_cap_or_a_price_said_to_be_over_it_is_no_cap_broken(
+        answer: str) -> None:
     assert run([("user", "need a new washing machine. max £450."),
                 ("assistant", "Here are three options under £450."),
                 ("user", "thanks"), ("assistant", answer)]) == []
+
+
+def test_a_price_over_the_cap_not_named_as_your_budget_breaks_the_cap() -> None:
+    """Not *your* budget restated (no `user_fact`), but a price offered above the cap
+    with nothing said of it: a constraint broken."""
+    certs = run([("user", "need a new washing machine. max £450."),
+                 ("assistant", "Here are three options under £450."),
+                 ("user", "thanks"),
+                 ("assistant", "The budget model costs £600, and your kitchen has room for it.")])
+    assert [(c.detector, c.severity) for c in certs] == [("constraint", "page")]
 
 
 def test_a_user_who_raised_the_cap_licenses_the_new_budget() -> None:
@@ -842,3 +852,65 @@ def test_a_text_written_to_be_read_out_and_its_rewrite_are_composed() -> None:
     ])
     assert [(c.turn_index, c.detector, c.severity) for c in certs] == [
         (3, "constraint", "page")]
+
+
+@pytest.mark.parametrize(("user", "answer", "paged"), [
+    ("Looking for a road bike, £700 max.", "My pick is the Allez Sport at about £950.", True),
+    ("My budget is $1,200 for the laptop, I can't go over.", "Go for the XPS 15 at $1,649.",
+     True),
+    # within the cap; said to be over it; a former price; a puzzle's limit
+    ("Looking for a road bike, £700 max.", "My pick is the Allez at £650.", False),
+    ("Looking for a road bike, £700 max.",
+     "If you can stretch, the Allez Sport at £950 rides better.", False),
+    ("Looking for a road bike, £700 max.", "The Allez Sport was £950 and is now £680.", False),
+    ("A shop sells bikes for at most £700. How many can a club buy with £3,000?",
+     "The club can buy 4 bikes for £2,800.", False),
+])
+def test_a_price_over_the_users_cap_breaks_it(user: str, answer: str, paged: bool) -> None:
+    certs = run([("user", user), ("assistant", answer)])
+    assert [(c.detector, c.severity) for c in certs] == (
+        [("constraint", "page")] if paged else [])
+    if paged:
+        assert "is over the user's cap of" in certs[0].explanation
+
+
+def test_a_price_over_the_cap_where_the_answer_says_it_goes_over_warns() -> None:
+    certs = run([("user", "Looking for a road bike, £700 max."),
+                 ("assistant", "- The Allez at £650 fits.\n- The Allez Sport at £950.\n\n"
+                               "The Sport goes over your budget, but it is lighter.")])
+    assert [(c.detector, c.severity) for c in certs] == [("constraint", "warn")]
+    assert "speaks of going over it elsewhere" in certs[0].same_subject
+
+
+@pytest.mark.parametrize("turns", [
+    # a prompt that sets the cap aside
+    [("user", "Looking for a road bike, £700 max."), ("assistant", "The Allez at £650."),
+     ("user", "And if money were no object?"),
+     ("assistant", "My pick is the Tarmac SL8 at about £4,000.")],
+    # a price the user named among their own options
+    [("user", "Looking for a road bike, £700 max. Shortlist: the Allez at £650 or the "
+              "Allez Sport at £950."),
+     ("assistant", "The Allez Sport at £950 rides better; the Allez is fine for commuting.")],
+    [("user", "Need a sofa bed, £600 max. I'm looking at one for £549, one for £420 and a "
+              "nicer one at £850."),
+     ("assistant", "The one at £850 has the nicest frame of the three.")],
+    # a row of a table of options
+    [("user", "Need a sofa bed, £600 max."),
+     ("assistant", "| Model | Price |\n|---|---|\n| Oslo | £549 |\n| Bergen | £850 |")],
+    # what a kind of thing costs, not an offer
+    [("user", "Moving to Denver, my budget is $3,000 for the whole move."),
+     ("assistant", "Full-service movers typically cost $3,500 to $6,000 for a one-bedroom.")],
+    # what the user spends is no cap
+    [("user", "I usually spend about $250 a month on takeaways. How can I cut it?"),
+     ("assistant", "A meal kit for two costs about $300 a month.")],
+])
+def test_a_cap_set_aside_a_price_the_user_named_or_a_spend_breaks_nothing(
+        turns: list[tuple[str, str]]) -> None:
+    assert run(turns) == []
+
+
+def test_a_price_over_the_cap_in_an_if_i_were_recommendation_breaks_it() -> None:
+    certs = run([("user", "Looking for a road bike, £700 max."),
+                 ("assistant", "If I were riding your routes, I'd get the Allez Sport at about "
+                               "£950.")])
+    assert [(c.detector, c.severity) for c in certs] == [("constraint", "page")]

@@ -54,6 +54,10 @@ class _Tables:
     aliases: dict[str, tuple[str, ...]]
     self_openers: re.Pattern[str]
     holder_away: re.Pattern[str]
+    goes_over: re.Pattern[str]
+    cap_spending: re.Pattern[str]
+    cap_limit: re.Pattern[str]
+    cap_lifted: re.Pattern[str]
 
 
 
@@ -103,6 +107,10 @@ def tables() -> _Tables:
         self_openers=re.compile(r"\W*" + word_pattern(tuple(config["self_openers"]["words"])
                                                    ).pattern),
         holder_away=re.compile(config["holder_away"]["pattern"], re.I),
+        goes_over=re.compile(config["goes_over"]["pattern"], re.I),
+        cap_spending=re.compile(config["cap_words"]["spending"], re.I),
+        cap_limit=re.compile(config["cap_words"]["limit"], re.I),
+        cap_lifted=re.compile(config["cap_words"]["lifted"], re.I),
     )
 
 
@@ -226,6 +234,25 @@ def held_by_someone_away(sentence: str, turn_text: str) -> bool:
     nothing the answer suggests reaches them."""
     return (cues.speaks_of_others(sentence) and not _SPEAKER.search(sentence)
             and bool(tables().holder_away.search(turn_text.replace("’", "'"))))
+
+
+def sets_cap(sentence: str) -> bool:
+    """The user's sentence speaks of what they will spend ("Budget is £600 MAX", "I can
+    pay at most $20"), so an upper bound in money in it is their cap."""
+    text, t = sentence.replace("’", "'"), tables()
+    return bool(t.cap_spending.search(text)) or (
+        bool(t.cap_limit.search(text)) and cues.speaks_of_self(text))
+
+
+def cap_lifted(prompt: str) -> bool:
+    """The user sets the cap aside for this answer ("if money were no object")."""
+    return bool(tables().cap_lifted.search(prompt.replace("’", "'")))
+
+
+def goes_over(sentence: str) -> bool:
+    """The answer's sentence says its price is over the cap ("if you can stretch"), or
+    prices no offer ("was £899", "saves £300")."""
+    return bool(tables().goes_over.search(sentence.replace("’", "'")))
 
 
 _SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)

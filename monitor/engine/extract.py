@@ -111,6 +111,9 @@ class Extraction:
     ("Hummus with carrot sticks", "Salmon fillets - 3-4"), which name things without saying
     anything of them; and every table row of the assistant, a record of cells whatever
     clauses they hold."""
+    rows: set[str] = field(default_factory=set)
+    """The assistant's table rows (among `fragments`): one option of several each, as a
+    comparison lays them out."""
     quoted: list[tuple[str, str]] = field(default_factory=list)
     """(sentence, heading context) of the statements inside block quotes: somebody's words
     (read as "reported"), or a draft the assistant wrote for the user to send."""
@@ -778,6 +781,7 @@ def _read_row(text: str, scope: str, speaker: str, result: Extraction) -> None:
     if speaker == "assistant":
         result.asserted.append((text, scope))
         result.fragments.add(text)
+        result.rows.add(text)
     else:
         result.sentences.append(text)
 

@@ -52,10 +52,13 @@ from monitor.engine.claims import claims_from_extraction
 from monitor.engine.constraints import (
     Constraint,
     broken_by,
+    cap_lifted,
     constraints_in,
+    goes_over,
     heeded,
     held_by_someone_away,
     rule_phrase,
+    sets_cap,
     steering_heading,
 )
 from monitor.engine.drift import is_drift
@@ -537,6 +540,13 @@ class Engine:
         if self.verdict is not None:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
         findings += self._constraint_findings(state, turn, asserted)
+        covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
+        # a table row prices one option of several, as a comparison lays them out
+        offered = [(s, c) for s, c in asserted if s not in extraction.rows] + [
+            (s, extraction.scopes.get(s, "")) for s in extraction.sentences
+            if not creative and _RECOMMENDING_IF.match(s)]
+        findings += [f for f in self._cap_findings(state, turn, offered, prompt)
+                     if (f[1].claim.sentence, f[1].prior.sentence) not in covered]
         findings, owned_up = self._owned_up(state, event, findings)
         findings = [f for f in findings if self._uncertified(state, f[1], f[2])]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
@@ -1036,6 +1046,52 @@ class Engine:
                     f"{word} is ruled out by {rule_phrase(rule.label)}", doubt=doubt), 1.0)
         return list(found.values())
 
+    def _cap_findings(
+        self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]],
+        prompt: str,
+    ) -> list[tuple[int, contradiction.Finding, float]]:
+        """Answer sentences that price what they offer above the user's spending cap
+        ("Budget is £600 MAX" / "a velvet 3-seater ... around £899"): a constraint broken.
+        A sentence that says it goes over ("if you can stretch", `constraints.goes_over`)
+        or prices no offer ("was £899") is none; where another sentence of the answer
+        says it goes over, the price may be such an option: a doubt, never a page. A price
+        the user named ("options: one for £549, a nicer one for £850") is theirs to weigh,
+        and a prompt that sets the cap aside ("if money were no object") lifts it."""
+        caps = [] if cap_lifted(prompt) else _user_caps(state, turn)
+        if not caps:
+            return []
+        named = [a for old_turn, speaker, sentence, _ in state.statements
+                 if old_turn < turn and speaker.startswith("user")
+                 for a in amounts.amounts(sentence)]
+        going_over = next((s for s, _ in asserted if goes_over(s)), None)
+        found: list[tuple[int, contradiction.Finding, float]] = []
+        for sentence, context in asserted:
+            sentence = sentence[:bounds.SENTENCE_CHARS]
+            if goes_over(sentence) or cues.recalls_past_value(sentence):
+                continue
+            for amount in aligned.measured(sentence):
+                if any(amounts.comparable(amount, a) and not amounts.incompatible(amount, a)
+                       for a in named):
+                    continue
+                cap = next((c for c in caps if amount.shape != "upper"
+                            and amounts.comparable(amount, c[2])
+                            and amounts.incompatible(amount, c[2])
+                            and not aligned.user_gave_amount(state.statements, c[0], turn,
+                                                             amount)), None)
+                if cap is None:
+                    continue
+                cap_turn, cap_sentence, cap_amount = cap
+                doubt = (f'the answer speaks of going over it elsewhere: "{going_over}"'
+                         if going_over is not None else None)
+                found.append((-1, contradiction.Finding(
+                    "constraint", self.config.constraint_confidence,
+                    _statement_fact(sentence, context, "assistant", turn, amount, {"budget"}),
+                    _statement_fact(cap_sentence, "", "user", cap_turn, cap_amount, {"budget"}),
+                    f"{amount.quantity.surface} is over the user's cap of "
+                    f"{cap_amount.quantity.surface}", doubt=doubt), 1.0))
+                break
+        return found
+
     def _candidates(self, state: ConversationState, fact: Fact, turn: int,
                     by_head: dict[str, list[str]]) -> list[Fact]:
         """Earlier facts about the same thing: the same node, or a node of the same head."""
@@ -1161,6 +1217,33 @@ def _subjects_by_sentence(facts: Sequence[Fact]) -> dict[str, tuple[str, ...]]:
 
 def _normal(sentence: str) -> str:
     return _NON_WORD.sub(" ", sentence.lower()).strip()
+
+
+_RECOMMENDING_IF = re.compile(r"\W*if\s+i\s+were\b", re.I)
+"""A conditional that recommends ("If I were buying for your room, I'd go for ..."): what
+it prices is offered."""
+
+
+def _user_caps(state: ConversationState, turn: int
+               ) -> list[tuple[int, str, amounts.Amount]]:
+    """The user's latest spending cap in each currency said before this turn, with its
+    turn and sentence ("£600 max", "my budget is $1,200", read as at most that). Two caps
+    of one currency in one turn are left out: which thing each caps is not read."""
+    latest: dict[tuple[str, str | None], list[tuple[int, str, amounts.Amount]]] = {}
+    for old_turn, speaker, sentence, _ in state.statements:
+        if speaker != "user" or old_turn >= turn or not sets_cap(sentence):
+            continue
+        for amount in aligned.measured(sentence):
+            if not amount.quantity.dimension.startswith("currency"):
+                continue
+            if amount.shape != "upper":  # "my budget is $1,200": at most that
+                amount = replace(amount, low=float("-inf"), shape="upper")
+            rows = latest.setdefault(amounts.measure(amount), [])
+            if rows and rows[-1][0] != old_turn:
+                rows.clear()  # a later turn's cap replaces the earlier one
+            rows.append((old_turn, sentence, amount))
+    return [rows[0] for rows in latest.values()
+            if len({row[2].high for row in rows}) == 1]
 
 
 def _composed(state: ConversationState, prompt: str) -> bool:
