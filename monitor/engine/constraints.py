@@ -227,6 +227,10 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             for label, words in sorted(found.items()) if words - allowed]
 
 
+_SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)
+"""The user as the one a sentence speaks of ("I'm vegan and my husband is away")."""
+
+
 def held_by_someone_away(sentence: str, turn_text: str) -> bool:
     """The sentence gives someone else's constraint (no "I" in it) and the user's turn says
     that person is not there or the plan is for the user alone ("my sister is vegan but
@@ -253,10 +257,6 @@ def goes_over(sentence: str) -> bool:
     """The answer's sentence says its price is over the cap ("if you can stretch"), or
     prices no offer ("was £899", "saves £300")."""
     return bool(tables().goes_over.search(sentence.replace("’", "'")))
-
-
-_SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)
-"""The user as the one a sentence speaks of ("I'm vegan and my husband is away")."""
 
 
 _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|okay|fine|"

@@ -230,7 +230,8 @@ class ConversationGraph:
         return [d["fact"] for *_, d in self._g.edges(data=True) if d["kind"] == "fact"]
 
     def composed_at(self, turn: int) -> bool:
-        """The facts of that turn (some, all) are a composed text's (a story, a draft)."""
+        """That turn left facts, and all of them are a composed text's (a story, a draft):
+        the answer was one."""
         facts = [f for f in self.all_facts() if f.turn == turn]
         return bool(facts) and all(f.modality == "composed" for f in facts)
 
