@@ -92,16 +92,19 @@ def test_graph_resolve_respects_guard_even_when_similar() -> None:
     assert graph.resolve("heart rate", vec, ["art"], np.stack([vec]), 0.5) == "heart rate"
 
 
-def test_graph_compaction_bounds_nodes_and_facts() -> None:
-    from monitor.engine.graph import Fact
+def _add_turn(graph: ConversationGraph, turn: int) -> None:
+    """One fact of its own for the turn: "subject N be object N"."""
+    s, o = f"subject {turn}", f"object {turn}"
+    graph.touch(s, "concept", 1.0, "assistant", turn)
+    graph.touch(o, "concept", 1.0, "assistant", turn)
+    graph.add_fact(Fact(s, "be", o, o, False, "asserted", "assistant", turn, "x", "be", "",
+                        None, 1.0))
 
+
+def test_graph_compaction_bounds_nodes_and_facts() -> None:
     graph = ConversationGraph()
     for turn in range(50):
-        s, o = f"subject {turn}", f"object {turn}"
-        graph.touch(s, "concept", 1.0, "assistant", turn)
-        graph.touch(o, "concept", 1.0, "assistant", turn)
-        graph.add_fact(Fact(s, "be", o, o, False, "asserted", "assistant", turn, "x", "be", "",
-                            None, 1.0))
+        _add_turn(graph, turn)
         graph.compact(max_nodes=30, max_fact_edges=10, keep_turn=turn)
     assert graph.fact_count() <= 10
     assert graph.node_count() <= 30
@@ -115,11 +118,7 @@ def test_a_dropped_graph_is_freed_by_reference_counting() -> None:
 
     graph = ConversationGraph()
     for turn in range(3):
-        s, o = f"subject {turn}", f"object {turn}"
-        graph.touch(s, "concept", 1.0, "assistant", turn)
-        graph.touch(o, "concept", 1.0, "assistant", turn)
-        graph.add_fact(Fact(s, "be", o, o, False, "asserted", "assistant", turn, "x", "be", "",
-                            None, 1.0))
+        _add_turn(graph, turn)
     graph.supersede_claims(0, "x", lambda fact: True, at=2)
     assert graph.facts_about("subject 1") and graph.has_fact_link("subject 1", {"object 1"})
     graph.compact(max_nodes=4, max_fact_edges=1, keep_turn=2)

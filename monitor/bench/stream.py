@@ -150,7 +150,7 @@ def independent_arrivals(events: list[TurnEvent], seed: int) -> list[TurnEvent]:
     `generate_workload` interleaves in lockstep, every conversation's turn k before any turn
     k+1, so a round's assistant turns all arrive together: paced at half the mean rate, a
     round of answers still comes in faster than the worker scores answers, and the latency
-    measured is that queue's (stop 47: 20 answers waiting 265 ms behind one another).
+    measured is that queue's (stop 47: a batch of 22 answers, its oldest 265 ms waiting).
     """
     queues: dict[str, deque[TurnEvent]] = {}
     for event in events:

@@ -140,6 +140,11 @@ def _stem(word: str) -> str:
 
 
 _FREE_OF = re.compile(r"\w-free\b")
+def _plain(text: str) -> str:
+    """Curly apostrophes made straight: the tables spell "can't", users type "can’t"."""
+    return text.replace("’", "'")
+
+
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/", re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore)\b.*$",
                        re.I)
@@ -180,7 +185,7 @@ def _group_named(words: list[str]) -> str | None:
 
 def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     """The constraints a user sentence sets (none from a question)."""
-    text = sentence.strip().replace("’", "'")
+    text = _plain(sentence.strip())
     if not text or text.endswith("?"):
         return []
     t = tables()
@@ -237,26 +242,26 @@ def held_by_someone_away(sentence: str, turn_text: str) -> bool:
     she's abroad this year", "my roommate is celiac ... she's away ... dinner just for me"):
     nothing the answer suggests reaches them."""
     return (cues.speaks_of_others(sentence) and not _SPEAKER.search(sentence)
-            and bool(tables().holder_away.search(turn_text.replace("’", "'"))))
+            and bool(tables().holder_away.search(_plain(turn_text))))
 
 
 def sets_cap(sentence: str) -> bool:
     """The user's sentence speaks of what they will spend ("Budget is £600 MAX", "I can
     pay at most $20"), so an upper bound in money in it is their cap."""
-    text, t = sentence.replace("’", "'"), tables()
+    text, t = _plain(sentence), tables()
     return bool(t.cap_spending.search(text)) or (
         bool(t.cap_limit.search(text)) and cues.speaks_of_self(text))
 
 
 def cap_lifted(prompt: str) -> bool:
     """The user sets the cap aside for this answer ("if money were no object")."""
-    return bool(tables().cap_lifted.search(prompt.replace("’", "'")))
+    return bool(tables().cap_lifted.search(_plain(prompt)))
 
 
 def goes_over(sentence: str) -> bool:
     """The answer's sentence says its price is over the cap ("if you can stretch"), or
     prices no offer ("was £899", "saves £300")."""
-    return bool(tables().goes_over.search(sentence.replace("’", "'")))
+    return bool(tables().goes_over.search(_plain(sentence)))
 
 
 _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|okay|fine|"
@@ -266,7 +271,7 @@ _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|ok
 
 def broken_by(sentence: str, constraint: Constraint) -> str | None:
     """The word of an answer sentence that breaks the constraint, or None."""
-    lower = sentence.lower().replace("’", "'")
+    lower = _plain(sentence.lower())
     if _steers(lower):
         return None  # the answer is steering around it ("nut-free", "lactose-free")
     qualifiers = tables().other_food_after
@@ -287,7 +292,7 @@ def heeded(sentences: Iterable[str], constraint: Constraint) -> str | None:
     "ice cream") heeds nothing."""
     named = _label_words(constraint.label)
     for sentence in sentences:
-        lower = sentence.lower().replace("’", "'")
+        lower = _plain(sentence.lower())
         if named is not None and _steers(lower) and named.search(lower):
             return sentence
     return None
@@ -296,7 +301,7 @@ def heeded(sentences: Iterable[str], constraint: Constraint) -> str | None:
 def steering_heading(context: str) -> bool:
     """The heading a sentence stands under steers around something ("Watch out for",
     "Avoid these", "Hidden sources"): what the sentence names is named to warn about it."""
-    return bool(tables().avoiding_headings.search(context.lower().replace("’", "'")))
+    return bool(tables().avoiding_headings.search(_plain(context.lower())))
 
 
 def _steers(lower: str) -> bool:

@@ -540,13 +540,11 @@ class Engine:
         if self.verdict is not None:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
         findings += self._constraint_findings(state, turn, asserted)
-        covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
-        # a table row prices one option of several, as a comparison lays them out
-        offered = [(s, c) for s, c in asserted if s not in extraction.rows] + [
-            (s, extraction.scopes.get(s, "")) for s in extraction.sentences
-            if not creative and _RECOMMENDING_IF.match(s)]
-        findings += [f for f in self._cap_findings(state, turn, offered, prompt)
-                     if (f[1].claim.sentence, f[1].prior.sentence) not in covered]
+        over_cap = [] if creative else self._cap_findings(state, turn, extraction, prompt)
+        if over_cap:  # not what a restated budget already certified
+            covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
+            findings += [f for f in over_cap
+                         if (f[1].claim.sentence, f[1].prior.sentence) not in covered]
         findings, owned_up = self._owned_up(state, event, findings)
         findings = [f for f in findings if self._uncertified(state, f[1], f[2])]
         capped = bounds.most_confident(findings, cfg.max_certificates_per_turn,
@@ -1047,8 +1045,7 @@ class Engine:
         return list(found.values())
 
     def _cap_findings(
-        self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]],
-        prompt: str,
+        self, state: ConversationState, turn: int, extraction: Extraction, prompt: str,
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Answer sentences that price what they offer above the user's spending cap
         ("Budget is £600 MAX" / "a velvet 3-seater ... around £899"): a constraint broken.
@@ -1060,12 +1057,17 @@ class Engine:
         caps = [] if cap_lifted(prompt) else _user_caps(state, turn)
         if not caps:
             return []
+        # prose that offers; a table row prices one option of several, as a comparison
+        # lays them out
+        offered = [(s, c) for s, c in extraction.asserted if s not in extraction.rows] + [
+            (s, extraction.scopes.get(s, "")) for s in extraction.sentences
+            if _RECOMMENDING_IF.match(s)]
         named = [a for old_turn, speaker, sentence, _ in state.statements
                  if old_turn < turn and speaker.startswith("user")
                  for a in amounts.amounts(sentence)]
-        going_over = next((s for s, _ in asserted if goes_over(s)), None)
+        going_over = next((s for s, _ in offered if goes_over(s)), None)
         found: list[tuple[int, contradiction.Finding, float]] = []
-        for sentence, context in asserted:
+        for sentence, context in offered:
             sentence = sentence[:bounds.SENTENCE_CHARS]
             if goes_over(sentence) or cues.recalls_past_value(sentence):
                 continue
