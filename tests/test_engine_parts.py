@@ -211,6 +211,20 @@ def test_a_sentence_is_as_hypothetical_as_its_main_clause() -> None:
     assert not _asserted("You could take the train if you prefer.")
 
 
+def _modality_of(text: str, predicate: str) -> str:
+    [triple] = [t for t in default_extractor().extract([Utterance(text, "user", 0)])[0]
+                .triples if t.predicate == predicate]
+    return triple.modality
+
+
+def test_what_a_user_wishes_fears_or_seems_is_no_fact_about_them() -> None:
+    assert _modality_of("I don't want to sound like I'm running away.", "run") == (
+        "hypothetical")
+    assert _modality_of("I hope the hotel is quiet.", "quiet") == "hypothetical"
+    # said as so, it is a fact
+    assert _modality_of("I'm running away from it all.", "run") == "asserted"
+
+
 def _asserted_texts(text: str) -> list[str]:
     return [s for s, _ in default_extractor().extract([Utterance(text, "assistant", 1)])[0]
             .asserted]

@@ -42,6 +42,9 @@ _VAGUE_SUBJECTS = frozenset(
 _REPORTING_VERBS = data.words("reporting_verbs.tsv", "frame")
 _HYPOTHETICAL_MARKS = data.words("conditionals.tsv", "mark")
 _HYPOTHETICAL_MODALS = data.words("hedges.tsv", "aux")
+_WISHING_VERBS = data.words("wish_verbs.tsv", "wish")
+_SEEMING_VERBS = data.words("wish_verbs.tsv", "seem")
+_SEEMING_MARKS = frozenset({"like", "if", "though"})
 _SCOPE_PREPS = frozenset({"in", "on", "during", "since", "by", "until"})
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
@@ -354,6 +357,13 @@ def clause_modality(head: Any, modality: Modality) -> Modality:
     if (possibility or any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL_MODALS
                            for c in children)) and not _prohibition(head):
         own = "hypothetical" if own == "asserted" else own
+    if own == "asserted" and (
+            (head.dep_ in {"ccomp", "xcomp"} and head.head.lemma_ in _WISHING_VERBS)
+            or (head.dep_ == "advcl" and marks & _SEEMING_MARKS
+                and head.head.lemma_ in _SEEMING_VERBS)):
+        # "I want to run a marathon", "(I don't want to) sound like I'm running away":
+        # wished for, feared, or how something appears; not what is so
+        own = "hypothetical"
     if head.dep_ == "ccomp" and head.head.lemma_ in _REPORTING_VERBS:
         reporter = [c for c in head.head.children if c.dep_ == "nsubj"]
         if not reporter or not _first_person(reporter[0]):
