@@ -98,8 +98,6 @@ def test_steering_around_it_is_not_a_violation(user: str, answer: str) -> None:
     "Mostly the vegan options at the cafe were good.",
     # a guest's diet binds the dish made for them, not the dishes for the others
     "One guest is vegetarian.",
-    # no pets kept is no rule against them; no TV in the cabin is no rule against films
-    "We have no pets at the moment.",
 ])
 def test_questions_and_pleasantries_set_nothing(user: str) -> None:
     assert constraints_in(user, 0) == []
@@ -195,3 +193,95 @@ def test_paella_is_not_shellfish_by_its_name() -> None:
 def test_a_heading_that_steers_around_what_stands_under_it(heading: str, steers: bool
                                                            ) -> None:
     assert steering_heading(heading) is steers
+
+
+@pytest.mark.parametrize(("user", "answer", "word"), [
+    # what the user has not got, as users say it
+    ("no yard but i have a small south facing balcony", "Start a compost pile in a corner "
+     "of your backyard.", "backyard"),
+    ("i sold my car last month", "Leave dry socks in your car at the lot.", "your car"),
+    ("i dont have a gym membership, cant afford one", "Use the leg press machine at your "
+     "gym.", "your gym"),
+    ("no oven at all lol.", "Preheat your oven to 220°C (425°F).", "Preheat your oven"),
+    ("We have no kids.", "Your kids will love the splash park.", "Your kids"),
+    # what else the user told of their situation
+    ("i live alone and dont really know my neighbors yet.", "Plan it for when your "
+     "housemate is around.", "your housemate"),
+    ("its my first solo trip", "Order small plates to share between the two of you.",
+     "the two of you"),
+    ("i've been freelancing full time since January", "Bring it up with your manager at "
+     "your next one-on-one.", "your manager"),
+    ("never climbed anything in my life, total beginner", "Given your years of experience, "
+     "buy a downturned shoe.", "your years of experience"),
+    ("i never learned how to swim", "Since you're both confident swimmers, swim out along "
+     "the reef.", "swim out"),
+    ("I only use a mac, no windows stuff at all.", "Right-click the Start button and open "
+     "Device Manager.", "Device Manager"),
+    ("taking my EV (a Model 3) on a road trip", "Check the engine oil before you leave.",
+     "engine oil"),
+    ("i only have my phone, no actual camera", "Put it in aperture priority at f/11.",
+     "aperture priority"),
+])
+def test_an_answer_that_presumes_what_the_user_said_is_not_so(user: str, answer: str,
+                                                               word: str) -> None:
+    assert word in _broken(user, answer)
+
+
+@pytest.mark.parametrize(("user", "answer"), [
+    # "since you" opens a presumption, but a negation steers around the situation
+    ("i sold my car last month", "Since you don't have a car, take the shuttle."),
+    ("no yard but i have a small balcony", "Unlike a backyard pile, a worm bin fits "
+     "a balcony."),
+    ("We have no kids.", "If you ever have kids, your kids can use the pool too."),
+    # another thing than the one the user has not got
+    ("no oven at all lol.", "Preheat the countertop oven to 200°C."),
+    ("i never learned how to swim", "Your boyfriend can explore further out on the reef."),
+    ("i only have my phone, no actual camera", "Turn on the grid in your camera settings."),
+])
+def test_an_answer_that_keeps_to_the_users_situation_breaks_nothing(user: str, answer: str
+                                                                    ) -> None:
+    assert all(w is None for w in _broken(user, answer))
+
+
+@pytest.mark.parametrize("user", [
+    "I don't have a preference really.", "No problem at all, thanks.",
+    "I don't drink coffee after noon.",  # no alcohol ruled out
+    "Is it worth it without a car?",  # a question sets nothing
+])
+def test_no_situation_from_a_preference_a_pleasantry_or_a_question(user: str) -> None:
+    assert constraints_in(user, 0) == []
+
+
+def test_no_pets_kept_is_no_rule_against_getting_one() -> None:
+    """Having no pets is a situation ("your dog" presumes one), not a landlord's rule:
+    an answer may still suggest adopting a cat."""
+    [rule] = constraints_in("We have no pets at the moment.", 0)
+    assert rule.label == "no pets"
+    assert broken_by("A kitten would suit your flat.", rule) is None
+    assert broken_by("Walk your dog before you leave.", rule) == "your dog"
+
+
+def test_a_situation_is_named_as_the_user_told_it() -> None:
+    from monitor.engine.constraints import explanation, rule_phrase, topic_words
+
+    assert rule_phrase("no car") == "having no car"
+    assert rule_phrase("living_alone") == "living alone"
+    assert explanation("your car", "no car") == (
+        "your car presumes otherwise than the user said (having no car)")
+    assert explanation("satay", "peanut") == "satay is ruled out by 'no peanut'"
+    # a later turn that speaks of a housemate may have changed "I live alone"
+    assert "housemate" in topic_words("living_alone")
+
+
+def test_a_diet_binds_nothing_the_user_asks_for_others_who_eat_it() -> None:
+    """A vegetarian cooking burgers for meat-eating guests asked for the beef; an allergy
+    said in the same turn still binds every dish."""
+    from monitor.engine.constraints import binding
+
+    turn = ("ive been vegetarian for 10 years but my boyfriend's family are BIG meat eaters. "
+            "a burger recipe for them + something for me?")
+    assert binding(turn, 0, turn) == []
+    allergy = "and I'm allergic to peanuts, so nothing with peanuts."
+    assert [r.label for r in binding(allergy, 0, turn + " " + allergy)] == ["peanut"]
+    assert [r.label for r in binding("I'm vegetarian.", 0, "I'm vegetarian.")] == [
+        "vegetarian"]

@@ -914,3 +914,25 @@ def test_a_price_over_the_cap_in_an_if_i_were_recommendation_breaks_it() -> None
                  ("assistant", "If I were riding your routes, I'd get the Allez Sport at about "
                                "£950.")])
     assert [(c.detector, c.severity) for c in certs] == [("constraint", "page")]
+
+
+def test_a_situation_is_presumed_even_in_a_conditional_sentence() -> None:
+    """ "If it keeps happening, bring it up with your manager" presumes a manager however
+    the condition turns out: a freelancer has none. A food in such a sentence is only a
+    possibility, and an answer that keeps to the situation is no violation."""
+    user = "i left my agency job in january and have been freelancing full time since."
+    prompt = "a client keeps messaging me at midnight. what do i do?"
+    certs = run([("user", user), ("assistant", "Freelancing full time takes boundaries."),
+                 ("user", prompt),
+                 ("assistant", "If it keeps happening, bring it up with your manager at "
+                               "your next one-on-one.")])
+    assert [(c.detector, c.severity, c.conflicts_with) for c in certs] == [
+        ("constraint", "page", 0)]
+    assert "(working for no employer)" in certs[0].explanation
+    assert run([("user", user), ("assistant", "Freelancing full time takes boundaries."),
+                ("user", prompt),
+                ("assistant", "If it keeps happening, put your hours in your contract.")]
+               ) == []
+    assert run([("user", "I'm allergic to peanuts."), ("assistant", "Noted."),
+                ("user", "snack ideas?"),
+                ("assistant", "If you get hungry later, satay crackers are tasty.")]) == []

@@ -58,7 +58,12 @@ class _Tables:
     cap_spending: re.Pattern[str]
     cap_limit: re.Pattern[str]
     cap_lifted: re.Pattern[str]
-
+    situations: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    possessions: dict[str, tuple[str, ...]]
+    possession_denied: re.Pattern[str]
+    situation_steering: re.Pattern[str]
+    others_eat: re.Pattern[str]
+    other_drink: re.Pattern[str]
 
 
 @cache
@@ -84,6 +89,10 @@ def tables() -> _Tables:
         for name, spec in config["activities"].items()
     }
     openers = config["exclusions"]["openers"]
+    situations = config["situations"]
+    possessions = {thing: tuple(words) for thing, words in config["possessions"].items()}
+    things = "|".join(re.escape(t).replace(r"\ ", r"\s+")
+                      for t in sorted(possessions, key=len, reverse=True))
     return _Tables(
         group_of_name=group_of_name,
         members={g: frozenset(w) for g, w in members.items()},
@@ -102,7 +111,8 @@ def tables() -> _Tables:
         not_a_rule=word_pattern(tuple(config["exclusions"]["closer_not_a_rule"])),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
-        phrases=dict(config["rule_phrases"]),
+        phrases={**config["rule_phrases"],
+                 **{name: spec["phrase"] for name, spec in situations.items()}},
         aliases={g: tuple(a) for g, a in config["group_aliases"].items()},
         self_openers=re.compile(r"\W*" + word_pattern(tuple(config["self_openers"]["words"])
                                                    ).pattern),
@@ -111,6 +121,15 @@ def tables() -> _Tables:
         cap_spending=re.compile(config["cap_words"]["spending"], re.I),
         cap_limit=re.compile(config["cap_words"]["limit"], re.I),
         cap_lifted=re.compile(config["cap_words"]["lifted"], re.I),
+        situations={name: (tuple(spec["set_by"]), tuple(spec["breaks"]))
+                    for name, spec in situations.items()},
+        possessions=possessions,
+        possession_denied=re.compile(
+            config["possession_denied"]["pattern"].replace("{things}", things), re.I),
+        situation_steering=word_pattern(tuple(config["situation_steering"]["words"])),
+        others_eat=re.compile(config["others_eat"]["pattern"], re.I),
+        other_drink=re.compile(r"\s+" + word_pattern(
+            tuple(config["other_drinks"]["words"])).pattern, re.I),
     )
 
 
@@ -120,7 +139,38 @@ def rule_phrase(label: str) -> str:
     t = tables()
     if label in t.phrases:
         return t.phrases[label]
+    if _possession(label) is not None:
+        return f"having {label}"
     return f"a {label} diet" if label in t.diets else f"'no {label}'"
+
+
+def _possession(label: str) -> str | None:
+    """The thing a "no <thing>" label says the user has not got, or None."""
+    thing = label.removeprefix("no ")
+    return thing if thing != label and thing in tables().possessions else None
+
+
+def is_situation(label: str) -> bool:
+    """The constraint is what the user told of their situation (a thing they have not got,
+    living alone, not swimming), broken by an answer that presumes otherwise."""
+    return label in tables().situations or _possession(label) is not None
+
+
+def explanation(word: str, label: str) -> str:
+    """Why the word breaks the constraint, as a certificate says it."""
+    if is_situation(label):
+        return f"{word} presumes otherwise than the user said ({rule_phrase(label)})"
+    return f"{word} is ruled out by {rule_phrase(label)}"
+
+
+def topic_words(label: str) -> frozenset[str]:
+    """Words of a later user turn that speak afresh of what the constraint is about (and
+    so may have changed it): the label's, and for a situation the last words of what
+    breaks it ("we got a dog" lifts "no pets"; "my partner moved in", "living alone")."""
+    t = tables()
+    breaks = (t.situations[label][1] if label in t.situations
+              else t.possessions.get(_possession(label) or "", ()))
+    return frozenset(label.replace("_", " ").split()) | {b.split()[-1] for b in breaks}
 
 
 def _singular(word: str) -> str:
@@ -192,12 +242,16 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     lower = text.lower()
     found: dict[str, set[str]] = {}
     for diet, groups in t.diets.items():
-        if word_pattern((diet,)).search(lower) and (
-                _FIRST_PERSON.search(text) or t.self_openers.match(lower)):
+        said = word_pattern((diet,)).search(lower)
+        if said and (_FIRST_PERSON.search(text) or t.self_openers.match(lower)) and not (
+                t.other_drink.match(lower, said.end())):  # "I don't drink coffee"
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
-    for name, (set_by, breaks) in t.activities.items():
+    for name, (set_by, breaks) in (*t.activities.items(), *t.situations.items()):
         if word_pattern(set_by).search(lower):  # "without a car", not "without a care"
             found.setdefault(name, set()).update(breaks)
+    for match in t.possession_denied.finditer(lower):
+        thing = re.sub(r"\s+", " ", next(g for g in match.groups() if g))
+        found.setdefault(f"no {thing}", set()).update(t.possessions[thing])
     for match in t.openers.finditer(lower):
         opener, rest = match.group(1), _TRAILING.sub("", match.group(2))
         loose = opener in _LOOSE_OPENERS
@@ -236,6 +290,19 @@ _SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)
 """The user as the one a sentence speaks of ("I'm vegan and my husband is away")."""
 
 
+def binding(sentence: str, turn: int, turn_text: str) -> list[Constraint]:
+    """The constraints a user sentence sets that bind later answers: none of someone away
+    (`held_by_someone_away`), and no diet of a turn that says the others eat what it
+    rules out ("I've been vegetarian for 10 years but they are BIG meat eaters, a burger
+    recipe for them?": the beef is for them)."""
+    if held_by_someone_away(sentence, turn_text):
+        return []
+    rules = constraints_in(sentence, turn)
+    if tables().others_eat.search(_plain(turn_text)):
+        rules = [r for r in rules if r.label not in tables().diets]
+    return rules
+
+
 def held_by_someone_away(sentence: str, turn_text: str) -> bool:
     """The sentence gives someone else's constraint (no "I" in it) and the user's turn says
     that person is not there or the plan is for the user alone ("my sister is vegan but
@@ -272,8 +339,9 @@ _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|ok
 def broken_by(sentence: str, constraint: Constraint) -> str | None:
     """The word of an answer sentence that breaks the constraint, or None."""
     lower = _plain(sentence.lower())
-    if _steers(lower):
-        return None  # the answer is steering around it ("nut-free", "lactose-free")
+    if (tables().situation_steering.search(lower) if is_situation(constraint.label)
+            else _steers(lower)):
+        return None  # the answer is steering around it ("nut-free", "since you don't")
     qualifiers = tables().other_food_after
     for pattern in _breaking_patterns(constraint.label, constraint.breaks):
         for match in pattern.finditer(lower):
@@ -316,6 +384,9 @@ def _label_words(label: str) -> re.Pattern[str] | None:
     "poultry" -> chicken) with their short forms ("GF"). Not those of a diet that rules
     out several ("vegan"): an answer that steers around eggs may still serve cheese."""
     t = tables()
+    if label in t.situations:
+        return None  # "living alone": no word of an answer names it
+    label = _possession(label) or label  # "no car": an answer steering around it says "car"
     diet = t.diets.get(label, ())
     groups = {label} if not diet else set(diet) if len(diet) == 1 else set()
     words = {w for w in re.split(r"[\s-]+", label.lower()) if w and w != "free"}

@@ -51,15 +51,16 @@ from monitor.engine import (
 from monitor.engine.claims import claims_from_extraction
 from monitor.engine.constraints import (
     Constraint,
+    binding,
     broken_by,
     cap_lifted,
-    constraints_in,
+    explanation,
     goes_over,
     heeded,
-    held_by_someone_away,
-    rule_phrase,
+    is_situation,
     sets_cap,
     steering_heading,
+    topic_words,
 )
 from monitor.engine.drift import is_drift
 from monitor.engine.embedder import Embedder
@@ -303,8 +304,8 @@ class Engine:
             self._remember_statements(state, event, extraction)
             if event.role == "user":
                 state.add_constraints(
-                    [c for s in extraction.sentences for c in constraints_in(s, event.turn_index)
-                     if not held_by_someone_away(s, event.text)],
+                    [c for s in extraction.sentences
+                     for c in binding(s, event.turn_index, event.text)],
                     self.config.max_constraints)
                 if self.verdict is not None:
                     self.verdict.remember(state, event.turn_index, "user", extraction.asserted,
@@ -539,7 +540,10 @@ class Engine:
         claims = [(s, c) for s, c in asserted if s not in extraction.fragments]
         if self.verdict is not None:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
-        findings += self._constraint_findings(state, turn, asserted)
+        # a situation is presumed in any sentence ("If it keeps happening, bring it up
+        # with your manager" for a freelancer), a food offered only in an asserted one
+        findings += self._constraint_findings(state, turn, asserted, [] if creative else [
+            (s, extraction.scopes.get(s, "")) for s in extraction.sentences])
         over_cap = [] if creative else self._cap_findings(state, turn, extraction, prompt)
         if over_cap:  # not what a restated budget already certified
             covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
@@ -1010,7 +1014,8 @@ class Engine:
             self.config.page_alignment)
 
     def _constraint_findings(
-        self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]]
+        self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]],
+        presuming: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Answer sentences that offer what the user ruled out (engine.constraints). Where
         the answer steers around the constraint elsewhere and names it
@@ -1021,12 +1026,15 @@ class Engine:
         # breaks both "a severe peanut allergy" and "the school is nut-free", one page
         found: dict[tuple[str, int, str], tuple[int, contradiction.Finding, float]] = {}
         heeding: dict[Constraint, str | None] = {}  # per rule, asked once it is broken
-        for sentence, context in asserted:
+        said = {s for s, _ in asserted}
+        for sentence, context in [*asserted, *((s, c) for s, c in presuming if s not in said)]:
+            stated = sentence in said
             sentence = sentence[:bounds.SENTENCE_CHARS]
             for rule in state.constraints:
-                word = broken_by(sentence, rule) if rule.turn < turn else None
+                word = broken_by(sentence, rule) if rule.turn < turn and (
+                    stated or is_situation(rule.label)) else None
                 if word is None or (sentence, rule.turn, word.lower()) in found or (
-                        state.changed_between(rule.turn, turn, frozenset(rule.label.split()),
+                        state.changed_between(rule.turn, turn, topic_words(rule.label),
                                               min_shared=1)):
                     continue
                 if rule not in heeding:
@@ -1041,7 +1049,7 @@ class Engine:
                          if steering is not None else None)
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence, claim, prior,
-                    f"{word} is ruled out by {rule_phrase(rule.label)}", doubt=doubt), 1.0)
+                    explanation(word, rule.label), doubt=doubt), 1.0)
         return list(found.values())
 
     def _cap_findings(
