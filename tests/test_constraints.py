@@ -221,6 +221,15 @@ def test_a_heading_that_steers_around_what_stands_under_it(heading: str, steers:
      "engine oil"),
     ("i only have my phone, no actual camera", "Put it in aperture priority at f/11.",
      "aperture priority"),
+    ("FIRST time ever going to japan!!!", "Since you've already done the big sights on "
+     "your previous trip, skip them.", "you've already done"),
+    ("i work nights in a hospital, 8pm to 8am", "Since you're at the office 9 to 5, eat "
+     "around that.", "9 to 5"),
+    ("we rent a small 2-bed terrace", "Since it's your own house, go ahead.",
+     "Since it's your own house"),
+    # a negation in another clause of the sentence steers around nothing
+    ("I'm 66 and retired last year after 40 years teaching.", "Book a few days of annual "
+     "leave after you get back - a full timetable on day two is no fun.", "annual leave"),
 ])
 def test_an_answer_that_presumes_what_the_user_said_is_not_so(user: str, answer: str,
                                                                word: str) -> None:
@@ -233,6 +242,8 @@ def test_an_answer_that_presumes_what_the_user_said_is_not_so(user: str, answer:
     ("no yard but i have a small balcony", "Unlike a backyard pile, a worm bin fits "
      "a balcony."),
     ("We have no kids.", "If you ever have kids, your kids can use the pool too."),
+    ("i sold my car last month", "Since you don't have a car now, skip the drive to the "
+     "lake."),
     # another thing than the one the user has not got
     ("no oven at all lol.", "Preheat the countertop oven to 200°C."),
     ("i never learned how to swim", "Your boyfriend can explore further out on the reef."),
@@ -285,3 +296,20 @@ def test_a_diet_binds_nothing_the_user_asks_for_others_who_eat_it() -> None:
     assert [r.label for r in binding(allergy, 0, turn + " " + allergy)] == ["peanut"]
     assert [r.label for r in binding("I'm vegetarian.", 0, "I'm vegetarian.")] == [
         "vegetarian"]
+
+
+def test_a_rule_someone_set_for_the_user_binds_without_a_please() -> None:
+    """ "physio says no running or jumping for at least another 6 weeks": a loose "no"
+    in a sentence that names who set the rule rules out what follows, up to "for"."""
+    user = "sprained my MCL, physio says no running or jumping for at least another 6 weeks."
+    assert {c.label for c in constraints_in(user, 0)} == {"run", "jump"}
+    assert "jumps" in _broken(user, "- 10 box jumps (20-inch box)")
+    assert constraints_in("no worries, the doctor says it's fine", 0) == []
+
+
+def test_just_me_and_my_husband_is_no_one_away() -> None:
+    from monitor.engine.constraints import binding
+
+    turn = "it's just me and my husband at home, no kids, and we both work long days."
+    assert [c.label for c in binding(turn, 0, turn)] == ["no kids"]
+    assert binding("it's just me this week, my vegan sister is away", 0, "it's just me") == []

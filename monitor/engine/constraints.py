@@ -62,8 +62,10 @@ class _Tables:
     possessions: dict[str, tuple[str, ...]]
     possession_denied: re.Pattern[str]
     situation_steering: re.Pattern[str]
+    situation_aside: re.Pattern[str]
     others_eat: re.Pattern[str]
     other_drink: re.Pattern[str]
+    rule_givers: re.Pattern[str]
 
 
 @cache
@@ -127,7 +129,9 @@ def tables() -> _Tables:
         possession_denied=re.compile(
             config["possession_denied"]["pattern"].replace("{things}", things), re.I),
         situation_steering=word_pattern(tuple(config["situation_steering"]["words"])),
+        situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
+        rule_givers=word_pattern(tuple(config["rule_givers"]["words"])),
         other_drink=re.compile(r"\s+" + word_pattern(
             tuple(config["other_drinks"]["words"])).pattern, re.I),
     )
@@ -165,12 +169,15 @@ def explanation(word: str, label: str) -> str:
 
 def topic_words(label: str) -> frozenset[str]:
     """Words of a later user turn that speak afresh of what the constraint is about (and
-    so may have changed it): the label's, and for a situation the last words of what
-    breaks it ("we got a dog" lifts "no pets"; "my partner moved in", "living alone")."""
+    so may have changed it): the label's, and for a situation the things it says the
+    user has not got ("we got a dog" lifts "no pets" by "your dog"; "my partner moved in"
+    lifts "living alone" by "your partner")."""
     t = tables()
     breaks = (t.situations[label][1] if label in t.situations
               else t.possessions.get(_possession(label) or "", ()))
-    return frozenset(label.replace("_", " ").split()) | {b.split()[-1] for b in breaks}
+    owned = (b.split() for b in breaks)
+    return frozenset(label.replace("_", " ").split()) | {
+        words[1] for words in owned if len(words) == 2 and words[0] == "your"}
 
 
 def _singular(word: str) -> str:
@@ -196,8 +203,8 @@ def _plain(text: str) -> str:
 
 
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/", re.I)
-_TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore)\b.*$",
-                       re.I)
+_TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore|for|until|"
+                       r"till)\b.*$", re.I)
 _FIRST_PERSON = re.compile(
     r"\b(i|i'm|im|i've|me|my|we|we're|our|(?-i:us|Us)|she|she's|he|he's|they|they're|her|his|"
     r"their|son|daughter|wife|husband|partner|kids|child|children)\b", re.I)
@@ -255,7 +262,9 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     for match in t.openers.finditer(lower):
         opener, rest = match.group(1), _TRAILING.sub("", match.group(2))
         loose = opener in _LOOSE_OPENERS
-        if loose and not ("please" in lower or _FIRST_PERSON.search(text)):
+        # "no jumping please"; "physio says no running", "my landlord: no drilling"
+        ruled = "please" in lower or bool(t.rule_givers.search(lower))
+        if loose and not (ruled or _FIRST_PERSON.search(text)):
             continue  # "no problem", a bare "no" answer: not a rule the user set
         for chunk in _CHUNK_SPLIT.split(rest):
             words = chunk.split()
@@ -264,7 +273,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             group = _group_named(words)
             if group is not None:
                 found.setdefault(group, set()).update(t.members[group])
-            elif len(words) <= 3 and len(words[-1]) > 3 and (not loose or "please" in lower):
+            elif len(words) <= 3 and len(words[-1]) > 3 and (not loose or ruled):
                 found.setdefault(_stem(words[-1]), set()).add(_stem(words[-1]))
     if (_FIRST_PERSON.search(text) or _GUEST.search(text)) and not t.not_a_rule.search(lower):
         for match in t.closers.finditer(lower):
@@ -338,17 +347,30 @@ _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|ok
 
 def broken_by(sentence: str, constraint: Constraint) -> str | None:
     """The word of an answer sentence that breaks the constraint, or None."""
-    lower = _plain(sentence.lower())
-    if (tables().situation_steering.search(lower) if is_situation(constraint.label)
-            else _steers(lower)):
-        return None  # the answer is steering around it ("nut-free", "since you don't")
-    qualifiers = tables().other_food_after
+    lower, t = _plain(sentence.lower()), tables()
+    situation = is_situation(constraint.label)
+    if (t.situation_aside.search(lower) if situation else _steers(lower)):
+        return None  # the answer is steering around it ("nut-free", "if you ever get")
     for pattern in _breaking_patterns(constraint.label, constraint.breaks):
         for match in pattern.finditer(lower):
             before = _WORD_BEFORE.search(lower, 0, match.start())
-            if before is None or before.group(1) not in qualifiers:
-                return sentence[match.start():match.end()]
+            if before is not None and before.group(1) in t.other_food_after:
+                continue  # "coconut milk"
+            if situation and t.situation_steering.search(_clause_at(lower, match)):
+                continue  # "since you don't have a car": a negation in its own clause
+            return sentence[match.start():match.end()]
     return None
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s|\b(?:but|so|and|because|which|while|whereas)\b")
+
+
+def _clause_at(text: str, match: re.Match[str]) -> str:
+    """The clause of `text` that holds the match: "Book annual leave after you get back
+    — teaching a full timetable on day two is no fun" has its "no" in another clause."""
+    starts = [m.end() for m in _CLAUSE_BREAK.finditer(text, 0, match.start())]
+    end = _CLAUSE_BREAK.search(text, match.end())
+    return text[max(starts, default=0): end.start() if end else len(text)]
 
 
 def heeded(sentences: Iterable[str], constraint: Constraint) -> str | None:

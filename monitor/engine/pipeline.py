@@ -58,6 +58,7 @@ from monitor.engine.constraints import (
     goes_over,
     heeded,
     is_situation,
+    rule_phrase,
     sets_cap,
     steering_heading,
     topic_words,
@@ -1043,8 +1044,10 @@ class Engine:
                 steering = heeding[rule]
                 claim = sentence_fact(sentence, context, "assistant", turn, word.lower())
                 prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
+                # "What to skip" warns of foods; it does not make "your previous trip" any
+                # less of a presumption
                 doubt = (f'it is named under the heading "{context}"'
-                         if steering_heading(context)
+                         if steering_heading(context) and not is_situation(rule.label)
                          else f'the answer steers around it elsewhere: "{steering}"'
                          if steering is not None else None)
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
@@ -1427,6 +1430,9 @@ _GUESSED = ":guessed"
 def _why_same(finding: contradiction.Finding, alignment: float) -> str:
     new, old = finding.claim, finding.prior
     how = f"sentences {alignment:.2f} similar"
+    if finding.detector == "constraint" and is_situation(old.subject):
+        return (f"the answer names {new.subject!r}, which presumes otherwise than the user "
+                f"said ({rule_phrase(old.subject)})")
     if finding.detector == "constraint":
         return f"the answer names {new.subject!r}, which the user ruled out ({old.subject!r})"
     if new.relation == "states":
