@@ -313,3 +313,40 @@ def test_just_me_and_my_husband_is_no_one_away() -> None:
     turn = "it's just me and my husband at home, no kids, and we both work long days."
     assert [c.label for c in binding(turn, 0, turn)] == ["no kids"]
     assert binding("it's just me this week, my vegan sister is away", 0, "it's just me") == []
+
+
+@pytest.mark.parametrize(("user", "answer", "word"), [
+    # a negation in a later clause about something else steers around nothing
+    ("my sister's wedding is alcohol free, she's 4 years sober", "Ask the staff to pour "
+     "everyone a glass of prosecco, so the toast isn't held up.", "prosecco"),
+    ("we're all vegetarian.", "Beef jerky - lightweight, high in protein and doesn't need "
+     "refrigeration", "Beef"),
+])
+def test_a_negation_about_something_else_does_not_steer(user: str, answer: str, word: str
+                                                        ) -> None:
+    assert word in _broken(user, answer)
+
+
+@pytest.mark.parametrize(("user", "answer"), [
+    # before the food, in its clause, or in a later clause that speaks of it again
+    ("Gluten-free since my celiac diagnosis.", "Unfortunately, no - both contain gluten."),
+    ("we're vegan", "Many wines are fined with egg whites, so they aren't vegan."),
+    ("we're vegan", "Better not - even a dusting of butter counts."),
+])
+def test_a_negation_that_bears_on_the_food_steers(user: str, answer: str) -> None:
+    assert all(w is None for w in _broken(user, answer))
+
+
+def test_the_users_own_diet_does_not_bind_food_asked_for_someone_else() -> None:
+    from monitor.engine.constraints import binds_answer
+
+    [diet] = constraints_in("im vegetarian, but i do eat eggs and dairy.", 0)
+    [allergy] = constraints_in("I'm allergic to peanuts.", 0)
+    [theirs] = constraints_in("my son is vegetarian.", 0)
+    [situation] = constraints_in("i sold my car last month", 0)
+    for_him = "a guy on my team can't do spicy food. any mild suggestions for him?"
+    assert not binds_answer(diet, for_him)
+    assert binds_answer(diet, "any mild suggestions?")
+    assert binds_answer(allergy, for_him)
+    assert binds_answer(theirs, for_him)
+    assert binds_answer(situation, for_him)

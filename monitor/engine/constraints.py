@@ -44,6 +44,7 @@ class _Tables:
     diets: dict[str, tuple[str, ...]]
     activities: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
     avoiding: re.Pattern[str]
+    avoiding_apart: re.Pattern[str]
     avoiding_headings: re.Pattern[str]
     openers: re.Pattern[str]
     closers: re.Pattern[str]
@@ -66,6 +67,7 @@ class _Tables:
     others_eat: re.Pattern[str]
     other_drink: re.Pattern[str]
     rule_givers: re.Pattern[str]
+    for_someone_else: re.Pattern[str]
 
 
 @cache
@@ -101,6 +103,8 @@ def tables() -> _Tables:
         diets={d: tuple(g) for d, g in config["diets"].items()},
         activities=activities,
         avoiding=word_pattern(tuple(config["avoiding"]["words"])),
+        avoiding_apart=word_pattern(tuple(set(config["avoiding"]["words"])
+                                          - set(config["situation_steering"]["words"]))),
         avoiding_headings=word_pattern(tuple(config["avoiding_headings"]["words"])),
         openers=re.compile(
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
@@ -132,6 +136,7 @@ def tables() -> _Tables:
         situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
         rule_givers=word_pattern(tuple(config["rule_givers"]["words"])),
+        for_someone_else=re.compile(config["for_someone_else"]["pattern"], re.I),
         other_drink=re.compile(r"\s+" + word_pattern(
             tuple(config["other_drinks"]["words"])).pattern, re.I),
     )
@@ -312,6 +317,20 @@ def binding(sentence: str, turn: int, turn_text: str) -> list[Constraint]:
     return rules
 
 
+def binds_answer(rule: Constraint, prompt: str) -> bool:
+    """What the user rules out for themselves binds no answer to a question about someone
+    else's food ("im vegetarian (no meat or fish)" / "a guy on my team can't do spicy
+    food, any mild suggestions for him?": the chicken soup is for him). An allergy does,
+    so does anyone else's rule, and so does the user's situation."""
+    return (is_situation(rule.label) or bool(_ALLERGY.search(rule.sentence))
+            or not _SPEAKER.search(rule.sentence) or cues.speaks_of_others(rule.sentence)
+            or not tables().for_someone_else.search(_plain(prompt)))
+
+
+_ALLERGY = re.compile(r"allerg|intoleran|coeliac|celiac|anaphyla|epipen", re.I)
+"""A constraint said as an allergy or a condition: it binds whoever the food is for."""
+
+
 def held_by_someone_away(sentence: str, turn_text: str) -> bool:
     """The sentence gives someone else's constraint (no "I" in it) and the user's turn says
     that person is not there or the plan is for the user alone ("my sister is vegan but
@@ -349,17 +368,36 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
     """The word of an answer sentence that breaks the constraint, or None."""
     lower, t = _plain(sentence.lower()), tables()
     situation = is_situation(constraint.label)
-    if (t.situation_aside.search(lower) if situation else _steers(lower)):
+    if (t.situation_aside.search(lower) if situation
+            else t.avoiding_apart.search(lower) or _FREE_OF.search(lower)):
         return None  # the answer is steering around it ("nut-free", "if you ever get")
     for pattern in _breaking_patterns(constraint.label, constraint.breaks):
         for match in pattern.finditer(lower):
             before = _WORD_BEFORE.search(lower, 0, match.start())
             if before is not None and before.group(1) in t.other_food_after:
                 continue  # "coconut milk"
-            if situation and t.situation_steering.search(_clause_at(lower, match)):
-                continue  # "since you don't have a car": a negation in its own clause
+            if _negated_around(lower, match):
+                continue
             return sentence[match.start():match.end()]
     return None
+
+
+_BACK_NEGATED = re.compile(r"\b(?:they|it|these|those|this|that)(?:'re|'s|\s+(?:are|is|were|"
+                           r"was|do|does|will|would|can|could|should))?\s*(?:not\b|n't\b|never\b)")
+"""A later clause that denies something of what came before: "..., so they aren't
+vegan", "so it's not safe"."""
+
+
+def _negated_around(lower: str, match: re.Match[str]) -> bool:
+    """A negation that bears on the matched words: before them ("Unfortunately, no - both
+    contain gluten", "Better not - even a dusting of flour"), in their clause ("honey
+    isn't vegan"), or after them in a clause that speaks of them again ("..., so they
+    aren't vegan"). Not one in a later clause about something else: "pour everyone a
+    glass of prosecco ..., so the toast isn't held up" offers the prosecco."""
+    negation = tables().situation_steering
+    return bool(negation.search(lower, 0, match.start())
+                or negation.search(_clause_at(lower, match))
+                or _BACK_NEGATED.search(lower, match.end()))
 
 
 _CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s|\b(?:but|so|and|because|which|while|whereas)\b")

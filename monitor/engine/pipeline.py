@@ -52,6 +52,7 @@ from monitor.engine.claims import claims_from_extraction
 from monitor.engine.constraints import (
     Constraint,
     binding,
+    binds_answer,
     broken_by,
     cap_lifted,
     explanation,
@@ -544,7 +545,7 @@ class Engine:
         # a situation is presumed in any sentence ("If it keeps happening, bring it up
         # with your manager" for a freelancer), a food offered only in an asserted one
         findings += self._constraint_findings(state, turn, asserted, [] if creative else [
-            (s, extraction.scopes.get(s, "")) for s in extraction.sentences])
+            (s, extraction.scopes.get(s, "")) for s in extraction.sentences], prompt)
         over_cap = [] if creative else self._cap_findings(state, turn, extraction, prompt)
         if over_cap:  # not what a restated budget already certified
             covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
@@ -1016,7 +1017,7 @@ class Engine:
 
     def _constraint_findings(
         self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]],
-        presuming: Sequence[tuple[str, str]] = (),
+        presuming: Sequence[tuple[str, str]] = (), prompt: str = "",
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Answer sentences that offer what the user ruled out (engine.constraints). Where
         the answer steers around the constraint elsewhere and names it
@@ -1033,7 +1034,7 @@ class Engine:
             sentence = sentence[:bounds.SENTENCE_CHARS]
             for rule in state.constraints:
                 word = broken_by(sentence, rule) if rule.turn < turn and (
-                    stated or is_situation(rule.label)) else None
+                    stated or is_situation(rule.label)) and binds_answer(rule, prompt) else None
                 if word is None or (sentence, rule.turn, word.lower()) in found or (
                         state.changed_between(rule.turn, turn, topic_words(rule.label),
                                               min_shared=1)):
