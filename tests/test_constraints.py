@@ -350,3 +350,55 @@ def test_the_users_own_diet_does_not_bind_food_asked_for_someone_else() -> None:
     assert binds_answer(allergy, for_him)
     assert binds_answer(theirs, for_him)
     assert binds_answer(situation, for_him)
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # what a phrase rules out is the phrase, not its last word
+    ("physio says no overhead pressing and no pull ups for now", "Overhead press 3x8", True),
+    ("physio says no overhead pressing and no pull ups for now", "Do 3 sets of pull-ups.",
+     True),
+    ("physio says no overhead pressing and no pull ups for now", "Cable chest press, 3x10",
+     False),
+    ("physio says no running, jumping or anything high impact for 6 weeks",
+     "A high-impact HIIT class", True),
+    ("physio says no running, jumping or anything high impact for 6 weeks",
+     "It keeps weight and impact off the ankle.", False),
+    # an idiom is no activity
+    ("physio says no running, jumping or anything high impact for 6 weeks",
+     "Just run these by your physio first.", False),
+    # a rule said of a place holds there
+    ("my tenancy says absolutely no drilling, screws or nails in the walls.",
+     "Screw the battens into the back wall.", True),
+    ("my tenancy says absolutely no drilling, screws or nails in the walls.",
+     "Use small screws into the bookcase only.", False),
+    # someone else does what the user does not
+    ("i'm partially sighted so i don't drive, but my husband does.",
+     "Your husband can drive you both to the supermarket.", False),
+    ("i'm partially sighted so i don't drive, but my husband does.",
+     "You can drive to the supermarket on Sundays.", True),
+])
+def test_what_a_phrase_rules_out_where_and_for_whom(user: str, answer: str, broken: bool
+                                                    ) -> None:
+    assert any(w is not None for w in _broken(user, answer)) is broken
+
+
+def test_a_later_turn_that_changes_the_situation_lifts_it() -> None:
+    from monitor.engine.constraints import lifted_by
+
+    rules = constraints_in("we don't have a car so it'd need to be train or bus", 0)
+    assert [r.label for r in rules] == ["driving", "no car"]
+    for rule in rules:
+        assert lifted_by(rule, ["omg update lol, my dad's just given us his old ford fiesta "
+                                "since he's got a new car!!", "so we can drive now."], 2)
+        assert not lifted_by(rule, ["we still don't have a car now, sadly."], 2)
+        assert not lifted_by(rule, ["can we drive there now?"], 2)  # a question
+
+
+def test_someone_else_who_cancels_takes_their_rule_along() -> None:
+    from monitor.engine.constraints import cancels_someone, someone_elses
+
+    [hers] = constraints_in("one of them (priya) is vegan so i want everything to work "
+                            "for her.", 0)
+    [mine] = constraints_in("I'm vegan and so is my friend.", 0)
+    assert cancels_someone("small update - priya's had to cancel, we all eat everything")
+    assert someone_elses(hers) and not someone_elses(mine)

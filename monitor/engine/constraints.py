@@ -35,6 +35,9 @@ class Constraint:
     sentence: str
     label: str
     breaks: tuple[str, ...]
+    within: tuple[str, ...] = ()
+    """Where the rule holds, if the user said ("no screws in the walls" -> "wall"): an
+    answer's sentence breaks it only where it names the place too."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,8 @@ class _Tables:
     others_eat: re.Pattern[str]
     other_drink: re.Pattern[str]
     rule_givers: re.Pattern[str]
+    idioms: re.Pattern[str]
+    others_cancel: re.Pattern[str]
     for_someone_else: re.Pattern[str]
 
 
@@ -136,6 +141,8 @@ def tables() -> _Tables:
         situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
         rule_givers=word_pattern(tuple(config["rule_givers"]["words"])),
+        idioms=word_pattern(tuple(config["idioms"]["words"])),
+        others_cancel=re.compile(config["others_cancel"]["pattern"], re.I),
         for_someone_else=re.compile(config["for_someone_else"]["pattern"], re.I),
         other_drink=re.compile(r"\s+" + word_pattern(
             tuple(config["other_drinks"]["words"])).pattern, re.I),
@@ -253,6 +260,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     t = tables()
     lower = text.lower()
     found: dict[str, set[str]] = {}
+    within: dict[str, tuple[str, ...]] = {}
     for diet, groups in t.diets.items():
         said = word_pattern((diet,)).search(lower)
         if said and (_FIRST_PERSON.search(text) or t.self_openers.match(lower)) and not (
@@ -271,15 +279,23 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         ruled = "please" in lower or bool(t.rule_givers.search(lower))
         if loose and not (ruled or _FIRST_PERSON.search(text)):
             continue  # "no problem", a bare "no" answer: not a rule the user set
-        for chunk in _CHUNK_SPLIT.split(rest):
+        place = _PLACE.search(rest)  # "no drilling, screws or nails in the walls"
+        for chunk in _CHUNK_SPLIT.split(rest[:place.start()] if place else rest):
             words = chunk.split()
+            while words and words[0] in _QUANTIFIERS:
+                words = words[1:]  # "anything high impact"
             if not words or (opener == "no" and words[0] in t.not_after_no):
                 continue
             group = _group_named(words)
             if group is not None:
                 found.setdefault(group, set()).update(t.members[group])
-            elif len(words) <= 3 and len(words[-1]) > 3 and (not loose or ruled):
-                found.setdefault(_stem(words[-1]), set()).add(_stem(words[-1]))
+            elif len(words) <= 3 and len(words[-1]) > 2 + (len(words) == 1) and (
+                    not loose or ruled):
+                # "jumping" -> "jump"; "overhead pressing" -> "overhead press", not any press
+                label = " ".join([*words[:-1], _stem(words[-1])])
+                found.setdefault(label, set()).add(label)
+                if place:
+                    within[label] = (_singular(place.group(1)),)
     if (_FIRST_PERSON.search(text) or _GUEST.search(text)) and not t.not_a_rule.search(lower):
         for match in t.closers.finditer(lower):
             if _DENIED.search(lower, _clause_start(lower, match.start()), match.end(1)) or any(
@@ -296,8 +312,14 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         words = match.group(1).split()
         group = _group_named(words)
         allowed |= t.members[group] if group is not None else {_singular(words[-1])}
-    return [Constraint(turn, sentence, label, tuple(sorted(words - allowed)))
+    return [Constraint(turn, sentence, label, tuple(sorted(words - allowed)),
+                       within.get(label, ()))
             for label, words in sorted(found.items()) if words - allowed]
+
+
+_QUANTIFIERS = frozenset({"no", "any", "anything", "all", "more", "other"})
+"""Words before what a chunk rules out: "anything high impact", "and no pull ups"."""
+_PLACE = re.compile(r"\b(?:in|into|on|onto|to)\s+(?:the\s+|my\s+|our\s+|any\s+)?([a-z]{3,})")
 
 
 _SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)
@@ -331,13 +353,45 @@ _ALLERGY = re.compile(r"allerg|intoleran|coeliac|celiac|anaphyla|epipen", re.I)
 """A constraint said as an allergy or a condition: it binds whoever the food is for."""
 
 
+def cancels_someone(turn_text: str) -> bool:
+    """A user turn that says someone is no longer coming or that everyone now eats
+    everything ("priya's had to cancel ... we all eat everything"): what was ruled out
+    for someone else no longer binds (`someone_elses`)."""
+    return bool(tables().others_cancel.search(_plain(turn_text)))
+
+
+def someone_elses(rule: Constraint) -> bool:
+    """The constraint was said of someone else, not of the user ("one of them (priya) is
+    vegan so i want everything to work for her": the user only wants)."""
+    return cues.speaks_of_others(rule.sentence) and not _SELF_STATED.search(
+        _plain(rule.sentence))
+
+
+_SELF_STATED = re.compile(r"\b(?:i'm|im|i\s+am|i've|ive|i\s+have|i\s+can't|i\s+cant|i\s+cannot|"
+                          r"i\s+don't|i\s+dont|i\s+do\s+not|i\s+never|myself)\b", re.I)
+"""The user says something of themselves: "I'm vegan", "I can't swim"."""
+
+
+def lifted_by(rule: Constraint, sentences: list[str], turn: int) -> bool:
+    """A later user turn tells that the situation or activity changed ("my dad's just
+    given us his old Fiesta, so we can drive now"): it names what the rule is about and
+    narrates a change, without setting the rule again ("we still don't have a car")."""
+    if is_situation(rule.label) or rule.label in tables().activities:
+        words = topic_words(rule.label) | cues.content_words(" ".join(rule.breaks))
+    else:
+        return False  # a food: a later turn that names it lifts it (the pipeline's check)
+    told = [s for s in sentences if not s.rstrip().endswith("?") and cues.narrates_change(s)]
+    return any(words & cues.content_words(s) for s in told) and all(
+        c.label != rule.label for s in sentences for c in constraints_in(s, turn))
+
+
 def held_by_someone_away(sentence: str, turn_text: str) -> bool:
     """The sentence gives someone else's constraint (no "I" in it) and the user's turn says
     that person is not there or the plan is for the user alone ("my sister is vegan but
     she's abroad this year", "my roommate is celiac ... she's away ... dinner just for me"):
     nothing the answer suggests reaches them."""
-    return (cues.speaks_of_others(sentence) and not _SPEAKER.search(sentence)
-            and bool(tables().holder_away.search(_plain(turn_text))))
+    return someone_elses(Constraint(0, sentence, "", ())) and bool(
+        tables().holder_away.search(_plain(turn_text)))
 
 
 def sets_cap(sentence: str) -> bool:
@@ -367,6 +421,10 @@ _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|ok
 def broken_by(sentence: str, constraint: Constraint) -> str | None:
     """The word of an answer sentence that breaks the constraint, or None."""
     lower, t = _plain(sentence.lower()), tables()
+    if constraint.within and not any(re.search(rf"\b{re.escape(w)}", lower)
+                                     for w in constraint.within):
+        return None  # "screws into the bookcase" against "no screws in the walls"
+    lower = t.idioms.sub(lambda m: " " * len(m.group(0)), lower)  # "run these by your GP"
     situation = is_situation(constraint.label)
     if (t.situation_aside.search(lower) if situation
             else t.avoiding_apart.search(lower) or _FREE_OF.search(lower)):
@@ -376,10 +434,18 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
             before = _WORD_BEFORE.search(lower, 0, match.start())
             if before is not None and before.group(1) in t.other_food_after:
                 continue  # "coconut milk"
-            if _negated_around(lower, match):
+            if _negated_around(lower, match) or _OTHER_DOER.search(
+                    lower, max(0, match.start() - 40), match.start()):
                 continue
             return sentence[match.start():match.end()]
     return None
+
+
+_OTHER_DOER = re.compile(r"\b(?:he|she|they|someone|somebody|(?:your|a|the)\s+(?:husband|wife|"
+                         r"partner|friend|friends|dad|mum|mom|father|mother|son|daughter|"
+                         r"brother|sister|boyfriend|girlfriend|guests?|kids|children|"
+                         r"driver|taxi|cab))\s+(?:(?:can|could|will|would|should|might|may)\s+)?$")
+"""Someone else does what the user does not: "your husband can drive you both"."""
 
 
 _BACK_NEGATED = re.compile(r"\b(?:they|it|these|those|this|that)(?:'re|'s|\s+(?:are|is|were|"
@@ -468,7 +534,17 @@ def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[
     group has hundreds of members and every answer sentence is checked against them."""
     stem = label not in tables().members  # a word the user ruled out ("jump"), not a group
     return tuple(
-        re.compile(rf"(?<![\w-]){re.escape(word)}\w*"
-                   if stem and word == label and " " not in word
-                   else rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w-])")
+        re.compile(r"(?<![\w-])" + r"[\s-]+".join(map(re.escape, _base(word).split()))
+                   + r"\w*")
+        if stem and word == label and not is_situation(label)
+        else re.compile(rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w-])")
         for word in breaks)
+
+
+def _base(phrase: str) -> str:
+    """A ruled-out phrase with its last word's plural cut ("pull ups" -> "pull up"), to
+    match "pull-up", "pull ups" and "pull-ups" alike."""
+    *head, last = phrase.split()
+    if last.endswith("s") and not last.endswith("ss") and (len(last) > 3 or head):
+        last = last[:-1]
+    return " ".join([*head, last])

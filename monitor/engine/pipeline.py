@@ -54,13 +54,16 @@ from monitor.engine.constraints import (
     binding,
     binds_answer,
     broken_by,
+    cancels_someone,
     cap_lifted,
     explanation,
     goes_over,
     heeded,
     is_situation,
+    lifted_by,
     rule_phrase,
     sets_cap,
+    someone_elses,
     steering_heading,
     topic_words,
 )
@@ -305,6 +308,10 @@ class Engine:
             self._insert(state, facts, event.turn_index, quarantine=set())
             self._remember_statements(state, event, extraction)
             if event.role == "user":
+                if cancels_someone(event.text):  # "priya's had to cancel": hers lift
+                    state.lift_constraints(someone_elses)
+                state.lift_constraints(  # "so we can drive now"
+                    partial(lifted_by, sentences=extraction.sentences, turn=event.turn_index))
                 state.add_constraints(
                     [c for s in extraction.sentences
                      for c in binding(s, event.turn_index, event.text)],

@@ -222,6 +222,11 @@ class ConversationState:
         if rows:
             self.constraints = [*self.constraints, *rows][-limit:]
 
+    def lift_constraints(self, lifted: Callable[[Constraint], bool]) -> None:
+        """The user said something that ends these constraints (the person they were for
+        is not coming)."""
+        self.constraints = [c for c in self.constraints if not lifted(c)]
+
     def add_assertions(self, rows: list[Assertion], limit: int) -> None:
         if rows:
             self.assertions = [*self.assertions, *rows][-limit:]
