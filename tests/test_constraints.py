@@ -332,6 +332,11 @@ def test_a_negation_about_something_else_does_not_steer(user: str, answer: str, 
     ("Gluten-free since my celiac diagnosis.", "Unfortunately, no - both contain gluten."),
     ("we're vegan", "Many wines are fined with egg whites, so they aren't vegan."),
     ("we're vegan", "Better not - even a dusting of butter counts."),
+    # what a label says of its item; a rule's end the answer waits for
+    ("taking my nissan leaf (an EV) on a road trip", "Engine oil: nothing to check - "
+     "electric cars have none."),
+    ("physio says no running and no jumping till month 7", "Box jumps can come back once "
+     "your physio clears you."),
 ])
 def test_a_negation_that_bears_on_the_food_steers(user: str, answer: str) -> None:
     assert all(w is None for w in _broken(user, answer))

@@ -457,13 +457,21 @@ vegan", "so it's not safe"."""
 def _negated_around(lower: str, match: re.Match[str]) -> bool:
     """A negation that bears on the matched words: before them ("Unfortunately, no - both
     contain gluten", "Better not - even a dusting of flour"), in their clause ("honey
-    isn't vegan"), or after them in a clause that speaks of them again ("..., so they
-    aren't vegan"). Not one in a later clause about something else: "pour everyone a
-    glass of prosecco ..., so the toast isn't held up" offers the prosecco."""
+    isn't vegan"), opening what a label says of them ("Engine oil: nothing to check"), or
+    after them in a clause that speaks of them again ("..., so they aren't vegan"). Not
+    one in a later clause about something else: "pour everyone a glass of prosecco ...,
+    so the toast isn't held up" offers the prosecco."""
     negation = tables().situation_steering
+    said_of = _SAID_OF.match(lower, match.end())  # "Engine oil: nothing to check"
     return bool(negation.search(lower, 0, match.start())
                 or negation.search(_clause_at(lower, match))
+                or (said_of and negation.match(lower, said_of.end()))
                 or _BACK_NEGATED.search(lower, match.end()))
+
+
+_SAID_OF = re.compile(r"[^\w]*?\s*[:—–-]\s*")
+"""What a label says of its item follows a colon or a dash: "Engine oil: nothing to
+check" denies what it names."""
 
 
 _CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s|\b(?:but|so|and|because|which|while|whereas)\b")
