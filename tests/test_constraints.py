@@ -227,6 +227,12 @@ def test_a_heading_that_steers_around_what_stands_under_it(heading: str, steers:
      "around that.", "9 to 5"),
     ("we rent a small 2-bed terrace", "Since it's your own house, go ahead.",
      "Since it's your own house"),
+    ("i'm a wheelchair user since a spinal cord injury", "Finish with 10 minutes of brisk "
+     "walking on the treadmill.", "brisk walking"),
+    ("i've never managed anyone, no direct reports ever.", "Pick an example from when one "
+     "of your direct reports missed deadlines.", "your direct reports"),
+    ("i live on the 4th floor, just a small balcony, no garden at all.", "Dig manure into "
+     "the veg patch in autumn.", "veg patch"),
     # a negation in another clause of the sentence steers around nothing
     ("I'm 66 and retired last year after 40 years teaching.", "Book a few days of annual "
      "leave after you get back - a full timetable on day two is no fun.", "annual leave"),
@@ -321,9 +327,18 @@ def test_just_me_and_my_husband_is_no_one_away() -> None:
      "everyone a glass of prosecco, so the toast isn't held up.", "prosecco"),
     ("we're all vegetarian.", "Beef jerky - lightweight, high in protein and doesn't need "
      "refrigeration", "Beef"),
+    # what stands before "rather than" is offered
+    ("I've been sober for two years.", "Have your glass of wine with dinner rather than "
+     "later.", "wine"),
+    # an event ruled out as a whole, whoever the sentence names
+    ("its a muslim wedding so the whole thing is totally alcohol free.", "Pour a glass of "
+     "chilled Prosecco for every guest.", "Prosecco"),
+    # what the user is allergic to ends at a dash
+    ("our vet confirmed our lab rosie is allergic to chicken - even tiny amounts set off "
+     "her ear infections.", "Freeze-dried chicken hearts", "chicken"),
 ])
-def test_a_negation_about_something_else_does_not_steer(user: str, answer: str, word: str
-                                                        ) -> None:
+def test_an_offer_beside_words_about_something_else_breaks_the_rule(
+        user: str, answer: str, word: str) -> None:
     assert word in _broken(user, answer)
 
 
@@ -332,6 +347,8 @@ def test_a_negation_about_something_else_does_not_steer(user: str, answer: str, 
     ("Gluten-free since my celiac diagnosis.", "Unfortunately, no - both contain gluten."),
     ("we're vegan", "Many wines are fined with egg whites, so they aren't vegan."),
     ("we're vegan", "Better not - even a dusting of butter counts."),
+    ("we're vegetarian", "Use mushrooms rather than beef."),
+    ("I'm allergic to eggs.", "The vinegar gives lift in place of eggs."),
     # what a label says of its item; a rule's end the answer waits for
     ("taking my nissan leaf (an EV) on a road trip", "Engine oil: nothing to check - "
      "electric cars have none."),

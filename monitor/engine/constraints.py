@@ -70,6 +70,8 @@ class _Tables:
     others_eat: re.Pattern[str]
     other_drink: re.Pattern[str]
     rule_givers: re.Pattern[str]
+    events: re.Pattern[str]
+    preferred_over: re.Pattern[str]
     idioms: re.Pattern[str]
     others_cancel: re.Pattern[str]
     for_someone_else: re.Pattern[str]
@@ -114,7 +116,7 @@ def tables() -> _Tables:
         openers=re.compile(
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
                                                                     reverse=True))
-            + r")\s+([^.;:!?()]+)", re.I),
+            + r")\s+([^.;:!?()—–]+?)(?=\s-\s|[.;:!?()—–]|$)", re.I),
         closers=re.compile(
             r"(?<![\w-])([\w-]+(?:\s+[\w-]+){0,3})\s+(?:"
             + "|".join(re.escape(c) for c in config["exclusions"]["closers"])
@@ -141,6 +143,9 @@ def tables() -> _Tables:
         situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
         rule_givers=word_pattern(tuple(config["rule_givers"]["words"])),
+        events=word_pattern(tuple(config["events"]["words"])),
+        preferred_over=re.compile(r"(?:" + word_pattern(
+            tuple(config["preferred_over"]["words"])).pattern + r")\s+(?:\S+\s+){0,3}$", re.I),
         idioms=word_pattern(tuple(config["idioms"]["words"])),
         others_cancel=re.compile(config["others_cancel"]["pattern"], re.I),
         for_someone_else=re.compile(config["for_someone_else"]["pattern"], re.I),
@@ -263,8 +268,9 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     within: dict[str, tuple[str, ...]] = {}
     for diet, groups in t.diets.items():
         said = word_pattern((diet,)).search(lower)
-        if said and (_FIRST_PERSON.search(text) or t.self_openers.match(lower)) and not (
-                t.other_drink.match(lower, said.end())):  # "I don't drink coffee"
+        whose = _FIRST_PERSON.search(text) or t.self_openers.match(lower) or (
+            diet.endswith("free") and t.events.search(lower))  # "the wedding is alcohol free"
+        if said and whose and not t.other_drink.match(lower, said.end()):  # "don't drink tea"
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (set_by, breaks) in (*t.activities.items(), *t.situations.items()):
         if word_pattern(set_by).search(lower):  # "without a car", not "without a care"
@@ -435,8 +441,10 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
             if before is not None and before.group(1) in t.other_food_after:
                 continue  # "coconut milk"
             if _negated_around(lower, match) or _OTHER_DOER.search(
-                    lower, max(0, match.start() - 40), match.start()):
-                continue
+                    lower, max(0, match.start() - 40), match.start()) or (
+                    t.preferred_over.search(lower, max(0, match.start() - 40),
+                                            match.start())):
+                continue  # "use mushrooms rather than beef": what stands after is avoided
             return sentence[match.start():match.end()]
     return None
 
