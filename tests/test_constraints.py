@@ -80,6 +80,7 @@ def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: 
     ("I'm vegan, but honey is fine", "Drizzle with a little honey."),
     # a vegetable cut like a steak; a warning said with "isn't" or "haven't"
     ("we're vegetarian", "Roast thick cauliflower steaks with cumin."),
+    ("im pescatarian now", "Bake two salmon fillets."),
     ("We're vegan", "Honey isn't vegan, so sweeten it with maple syrup."),
     ("I'm allergic to milk", "Use pans that haven't touched butter."),
     # a cat café is a place to visit, not a pet kept
