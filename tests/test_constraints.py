@@ -81,6 +81,12 @@ def test_an_answer_that_offers_what_was_ruled_out(user: str, answer: str, word: 
     # a vegetable cut like a steak; a warning said with "isn't" or "haven't"
     ("we're vegetarian", "Roast thick cauliflower steaks with cumin."),
     ("im pescatarian now", "Bake two salmon fillets."),
+    # talk of the ruled-out activity that keeps it out, or waits for its end
+    ("physio has told me no running for 6 weeks", "Running stays out entirely for now."),
+    ("physio has told me no running for 6 weeks", "Being told to stop running is hard."),
+    ("physio says no running for 6 weeks", "Your rehab exercises get you back to running."),
+    ("landlord has said no drilling in the walls at all", "Since drilling is out, use the "
+     "floor space by the wall."),
     ("We're vegan", "Honey isn't vegan, so sweeten it with maple syrup."),
     ("I'm allergic to milk", "Use pans that haven't touched butter."),
     # a cat café is a place to visit, not a pet kept
@@ -299,6 +305,9 @@ def test_a_diet_binds_nothing_the_user_asks_for_others_who_eat_it() -> None:
     turn = ("ive been vegetarian for 10 years but my boyfriend's family are BIG meat eaters. "
             "a burger recipe for them + something for me?")
     assert binding(turn, 0, turn) == []
+    team = ("i'm vegetarian but i'm hosting a bbq for my team. most of them eat meat. a beef "
+            "burger recipe? plus some veggie stuff for me")
+    assert binding("i'm vegetarian", 0, team) == []
     allergy = "and I'm allergic to peanuts, so nothing with peanuts."
     assert [r.label for r in binding(allergy, 0, turn + " " + allergy)] == ["peanut"]
     assert [r.label for r in binding("I'm vegetarian.", 0, "I'm vegetarian.")] == [
