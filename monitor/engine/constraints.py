@@ -65,7 +65,7 @@ class _Tables:
     situations: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
     possessions: dict[str, tuple[str, ...]]
     possession_denied: re.Pattern[str]
-    situation_steering: re.Pattern[str]
+    negations: re.Pattern[str]
     situation_aside: re.Pattern[str]
     others_eat: re.Pattern[str]
     other_drink: re.Pattern[str]
@@ -111,7 +111,7 @@ def tables() -> _Tables:
         activities=activities,
         avoiding=word_pattern(tuple(config["avoiding"]["words"])),
         avoiding_apart=word_pattern(tuple(set(config["avoiding"]["words"])
-                                          - set(config["situation_steering"]["words"]))),
+                                          - set(config["negations"]["words"]))),
         avoiding_headings=word_pattern(tuple(config["avoiding_headings"]["words"])),
         openers=re.compile(
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
@@ -139,7 +139,7 @@ def tables() -> _Tables:
         possessions=possessions,
         possession_denied=re.compile(
             config["possession_denied"]["pattern"].replace("{things}", things), re.I),
-        situation_steering=word_pattern(tuple(config["situation_steering"]["words"])),
+        negations=word_pattern(tuple(config["negations"]["words"])),
         situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
         rule_givers=word_pattern(tuple(config["rule_givers"]["words"])),
@@ -469,7 +469,7 @@ def _negated_around(lower: str, match: re.Match[str]) -> bool:
     after them in a clause that speaks of them again ("..., so they aren't vegan"). Not
     one in a later clause about something else: "pour everyone a glass of prosecco ...,
     so the toast isn't held up" offers the prosecco."""
-    negation = tables().situation_steering
+    negation = tables().negations
     said_of = _SAID_OF.match(lower, match.end())  # "Engine oil: nothing to check"
     return bool(negation.search(lower, 0, match.start())
                 or negation.search(_clause_at(lower, match))
