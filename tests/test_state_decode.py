@@ -268,6 +268,21 @@ def test_the_latest_answer_survives_storage() -> None:
     assert ConversationState.from_bytes(ConversationState("b").to_bytes()).last_answer == -1
 
 
+def test_a_constraint_keeps_its_place_across_storage() -> None:
+    """ "no screws in the walls" holds in the walls after a batch boundary too, and a state
+    stored before constraints had places still decodes."""
+    from monitor.engine.constraints import constraints_in
+
+    state = ConversationState(conversation_id="a")
+    state.add_constraints(constraints_in("my tenancy says no screws in the walls.", 0), 10)
+    restored = ConversationState.from_bytes(state.to_bytes())
+    assert restored.constraints == state.constraints
+    assert [c.within for c in restored.constraints] == [("wall",)]
+    plain = state.to_plain()
+    plain["constraints"] = [row[:4] for row in plain["constraints"]]
+    assert ConversationState.from_plain(plain).constraints[0].within == ()
+
+
 def _said(state: ConversationState, turn: int, sentence: str, *subjects: str) -> list[Fact]:
     facts = []
     for subject in subjects:

@@ -1026,11 +1026,13 @@ class Engine:
         self, state: ConversationState, turn: int, asserted: Sequence[tuple[str, str]],
         presuming: Sequence[tuple[str, str]] = (), prompt: str = "",
     ) -> list[tuple[int, contradiction.Finding, float]]:
-        """Answer sentences that offer what the user ruled out (engine.constraints). Where
-        the answer steers around the constraint elsewhere and names it
-        (`constraints.heeded`), or the sentence stands under a heading that steers
-        ("Watch out for", `constraints.steering_heading`), what it names may be a
-        warning: a doubt, never a page."""
+        """Answer sentences that offer what the user ruled out (engine.constraints): the
+        `asserted` ones, and for a situation the user told also the `presuming` ones (a
+        conditional presumes as much); the user's own rule binds no answer to a `prompt`
+        about someone else's food (`binds_answer`). Where the answer steers around the
+        constraint elsewhere and names it (`constraints.heeded`), or the sentence stands
+        under a heading that steers ("Watch out for", `constraints.steering_heading`),
+        what it names may be a warning: a doubt, never a page."""
         # one finding per answer sentence, user turn and offending word: "peanut butter"
         # breaks both "a severe peanut allergy" and "the school is nut-free", one page
         found: dict[tuple[str, int, str], tuple[int, contradiction.Finding, float]] = {}

@@ -320,7 +320,7 @@ class ConversationState:
             "statements": [list(row) for row in self.statements],
             "assertions": [[a.turn, a.speaker, a.sentence, a.context, list(a.subjects)]
                            for a in self.assertions],
-            "constraints": [[c.turn, c.sentence, c.label, list(c.breaks)]
+            "constraints": [[c.turn, c.sentence, c.label, list(c.breaks), list(c.within)]
                             for c in self.constraints],
             "digests": sorted([i, d] for i, d in self.digests.items()),
         }
@@ -367,8 +367,9 @@ class ConversationState:
             assertions=[Assertion(int(row[0]), row[1], row[2], row[3],
                                   tuple(row[4]) if len(row) > 4 else ())
                         for row in data.get("assertions", [])],
-            constraints=[Constraint(int(t), se, label, tuple(words))
-                         for t, se, label, words in data.get("constraints", [])],
+            constraints=[Constraint(int(row[0]), row[1], row[2], tuple(row[3]),
+                                    tuple(row[4]) if len(row) > 4 else ())
+                         for row in data.get("constraints", [])],
             digests={int(i): str(d) for i, d in data.get("digests", [])},
         )
 
