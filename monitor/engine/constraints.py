@@ -102,6 +102,8 @@ def tables() -> _Tables:
     openers = config["exclusions"]["openers"]
     situations = config["situations"]
     possessions = {thing: tuple(words) for thing, words in config["possessions"].items()}
+    possessions |= {name: possessions[thing]
+                    for name, thing in config["possession_names"].items()}
     things = "|".join(re.escape(t).replace(r"\ ", r"\s+")
                       for t in sorted(possessions, key=len, reverse=True))
     return _Tables(
@@ -180,8 +182,13 @@ def is_situation(label: str) -> bool:
 def explanation(word: str, label: str) -> str:
     """Why the word breaks the constraint, as a certificate says it."""
     if is_situation(label):
-        return f"{word} presumes otherwise than the user said ({rule_phrase(label)})"
+        return f"{word} {presumption(label)}"
     return f"{word} is ruled out by {rule_phrase(label)}"
+
+
+def presumption(label: str) -> str:
+    """What an answer's words do to a situation the user told, as certificates say it."""
+    return f"presumes otherwise than the user said ({rule_phrase(label)})"
 
 
 def topic_words(label: str) -> frozenset[str]:
@@ -367,10 +374,14 @@ def cancels_someone(turn_text: str) -> bool:
 
 
 def someone_elses(rule: Constraint) -> bool:
-    """The constraint was said of someone else, not of the user ("one of them (priya) is
-    vegan so i want everything to work for her": the user only wants)."""
-    return cues.speaks_of_others(rule.sentence) and not _SELF_STATED.search(
-        _plain(rule.sentence))
+    """The constraint was said of someone else, not of the user (`_of_someone_else`)."""
+    return _of_someone_else(rule.sentence)
+
+
+def _of_someone_else(sentence: str) -> bool:
+    """The sentence speaks of someone else and says nothing of the user ("one of them
+    (priya) is vegan so i want everything to work for her": the user only wants)."""
+    return cues.speaks_of_others(sentence) and not _SELF_STATED.search(_plain(sentence))
 
 
 _SELF_STATED = re.compile(r"\b(?:i'm|im|i\s+am|i've|ive|i\s+have|i\s+can't|i\s+cant|i\s+cannot|"
@@ -396,8 +407,7 @@ def held_by_someone_away(sentence: str, turn_text: str) -> bool:
     that person is not there or the plan is for the user alone ("my sister is vegan but
     she's abroad this year", "my roommate is celiac ... she's away ... dinner just for me"):
     nothing the answer suggests reaches them."""
-    return someone_elses(Constraint(0, sentence, "", ())) and bool(
-        tables().holder_away.search(_plain(turn_text)))
+    return _of_someone_else(sentence) and bool(tables().holder_away.search(_plain(turn_text)))
 
 
 def sets_cap(sentence: str) -> bool:
@@ -477,7 +487,7 @@ def _negated_around(lower: str, match: re.Match[str]) -> bool:
                 or _BACK_NEGATED.search(lower, match.end()))
 
 
-_SAID_OF = re.compile(r"[^\w]*?\s*[:—–-]\s*")
+_SAID_OF = re.compile(r"\W*?[:—–-]\s*")
 """What a label says of its item follows a colon or a dash: "Engine oil: nothing to
 check" denies what it names."""
 

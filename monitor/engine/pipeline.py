@@ -61,7 +61,7 @@ from monitor.engine.constraints import (
     heeded,
     is_situation,
     lifted_by,
-    rule_phrase,
+    presumption,
     sets_cap,
     someone_elses,
     steering_heading,
@@ -1037,13 +1037,16 @@ class Engine:
         # breaks both "a severe peanut allergy" and "the school is nut-free", one page
         found: dict[tuple[str, int, str], tuple[int, contradiction.Finding, float]] = {}
         heeding: dict[Constraint, str | None] = {}  # per rule, asked once it is broken
+        # per rule, once: does it bind this answer, and is it a situation (read in any
+        # sentence) or a rule on what is offered (read in asserted ones)
+        rules = [(rule, is_situation(rule.label)) for rule in state.constraints
+                 if rule.turn < turn and binds_answer(rule, prompt)]
         said = {s for s, _ in asserted}
         for sentence, context in [*asserted, *((s, c) for s, c in presuming if s not in said)]:
             stated = sentence in said
             sentence = sentence[:bounds.SENTENCE_CHARS]
-            for rule in state.constraints:
-                word = broken_by(sentence, rule) if rule.turn < turn and (
-                    stated or is_situation(rule.label)) and binds_answer(rule, prompt) else None
+            for rule, situation in rules:
+                word = broken_by(sentence, rule) if stated or situation else None
                 if word is None or (sentence, rule.turn, word.lower()) in found or (
                         state.changed_between(rule.turn, turn, topic_words(rule.label),
                                               min_shared=1)):
@@ -1057,7 +1060,7 @@ class Engine:
                 # "What to skip" warns of foods; it does not make "your previous trip" any
                 # less of a presumption
                 doubt = (f'it is named under the heading "{context}"'
-                         if steering_heading(context) and not is_situation(rule.label)
+                         if steering_heading(context) and not situation
                          else f'the answer steers around it elsewhere: "{steering}"'
                          if steering is not None else None)
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
@@ -1441,8 +1444,7 @@ def _why_same(finding: contradiction.Finding, alignment: float) -> str:
     new, old = finding.claim, finding.prior
     how = f"sentences {alignment:.2f} similar"
     if finding.detector == "constraint" and is_situation(old.subject):
-        return (f"the answer names {new.subject!r}, which presumes otherwise than the user "
-                f"said ({rule_phrase(old.subject)})")
+        return f"the answer names {new.subject!r}, which {presumption(old.subject)}"
     if finding.detector == "constraint":
         return f"the answer names {new.subject!r}, which the user ruled out ({old.subject!r})"
     if new.relation == "states":
