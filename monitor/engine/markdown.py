@@ -10,8 +10,9 @@ rather than guessed with regular expressions:
   numbering never reach the parser; inline code that is a name ("`requests`", "`git
   rebase`") stays as the word it is, since in a technical answer it is often the subject
   ("`requests` has no timeout"), and any other inline code is removed (code is not prose);
-* a heading (or a paragraph that is only bold text, "**Day 2:**") yields no claim: it is
-  the *context* of the units under it, so "Day 2" scopes its items;
+* a heading (or a paragraph that is only bold text, "**Day 2:**", "**Options for
+  alcohol**") yields no claim: it is the *context* of the units under it, so "Day 2"
+  scopes its items;
 * a list item gets its own identity (`item`), so two items of one list are never one thing;
 * block quotes are marked `quoted` (somebody else's words); code blocks yield no units;
 * a table row is a unit of its own (`row`), each cell read with its column's header
@@ -32,6 +33,7 @@ from typing import Any, Literal
 SegmentKind = Literal["paragraph", "item", "quote", "row"]
 
 _LABEL = re.compile(r"^\s*(?P<label>[^.!?:]{1,60}?)\s*:\s*$")
+_SENTENCE_END = (".", "!", "?")
 _CODE_NAME = re.compile(r"[A-Za-z_][\w.-]*(?: [A-Za-z_][\w.-]*){0,2}")
 """Inline code that reads as a name: up to three identifiers ("`httpx`", "`os.path`",
 "`git rebase`"); an expression ("`timeout=30`", "`get(url)`") is not one."""
@@ -127,6 +129,7 @@ def segments(text: str) -> list[Segment]:
     cells: list[str] | None = None
     in_head = False
     heading = False
+    titled = False  # the context is a real heading's
     for token in tokens:
         kind = token.type
         if kind == "heading_open":
@@ -168,6 +171,7 @@ def segments(text: str) -> list[Segment]:
             raw, lead = _inline_text(token)
             if heading:
                 context = _clean(raw).rstrip(":").lower()
+                titled = True
                 continue
             lines = [line for line in (_clean(x) for x in raw.split("\n")) if line]
             if not lines:
@@ -182,6 +186,13 @@ def segments(text: str) -> list[Segment]:
                 lead = ""
                 if not lines:
                     continue
+            if not item_stack and len(lines) == 1 and lead and _clean(lead) == _clean(
+                    lines[0]).lower() and not lines[0].endswith(_SENTENCE_END):
+                # "**A hybrid that works well for accounting**" alone in its paragraph,
+                # above a list: a heading in all but syntax, no claim; under a real
+                # heading ("## Oat bars", "**Ingredients**") the real one still scopes
+                context = context if titled else lead
+                continue
             if len(lines) > 1 and lead and _clean(lead) == _clean(lines[0]).lower():
                 # "**Bag fees**" alone on the first line titles the prose under it
                 lines = lines[1:]
