@@ -241,3 +241,43 @@ def test_a_users_own_statement_is_no_instruction() -> None:
     found = stage._candidates(state, 2, ["Pick up a hire car in Keswick and drive to Penrith."],
                               [""], [("user",)])
     assert [c.prior.speaker for c in found] == ["user"]
+
+
+# --- stop 49: read on a helper-written set of user facts and constraints -----------------
+
+
+def test_two_instructions_that_do_one_thing_to_different_objects_are_not_compared() -> None:
+    from monitor.engine.verdict import different_instructions
+
+    assert different_instructions("Serve the stew with crusty bread.", ("user",),
+                                  "Serve with steamed basmati rice.", ("user",))
+    assert not different_instructions("Don't prune the roses in autumn.", ("user",),
+                                      "Prune the roses hard.", ("user",))
+
+
+def test_labelled_items_with_different_labels_are_different_things() -> None:
+    from monitor.engine.verdict import labels_differ
+
+    assert labels_differ("Lentil dal: red lentils simmered with cumin.",
+                         "Chicken tikka: with basmati rice.")
+    assert not _comparable("Lentil dal: red lentils simmered with cumin.",
+                           "Chicken tikka: with basmati rice and cumin.")
+    assert not labels_differ("Lentil dal: quick.", "Dal: takes two hours.")  # shared word
+    assert not labels_differ("Note: the museum is open.", "Tip: the museum is closed.")
+    assert not labels_differ("The museum is open.", "Hours: the museum is closed.")
+
+
+def test_a_subjectless_item_is_compared_only_under_its_own_heading() -> None:
+    from monitor.engine.verdict import elided_subject
+
+    assert elided_subject("Doesn't support async requests.", ())
+    assert elided_subject("Can export to PDF.", ())
+    assert not elided_subject("Doesn't support async requests.", ("httpx",))
+    assert not elided_subject("Don't export to PDF.", ())  # an instruction
+    state = ConversationState("c")
+    state.add_assertions([Assertion(1, "assistant", "Can keep the museum open.",
+                                    "option 1: the city pass", ())], 10)
+    stage, _ = _stage(verifier_similarity=-1.0)
+    new = ["Doesn't keep the museum closed."]
+    assert stage._candidates(state, 3, new, ["option 2: the museum card"], [()]) == []
+    assert stage._candidates(state, 3, new, ["option 1: the city pass"], [()]) != []

@@ -151,6 +151,10 @@ class VerdictStage:
                     or instruction_against_statement(sentences[i], heads[i], prior.sentence,
                                                      prior.subjects)):
                 return False  # "Chop the chocolate." / "Shape the filling into a log."
+            if contexts[i] != prior.context and (
+                    elided_subject(sentences[i], heads[i])
+                    or elided_subject(prior.sentence, prior.subjects)):
+                return False  # "Doesn't touch the system Python" under "pyenv"
             return comparable(state, turn, sentences[i], contexts[i], prior)
 
         found = meaning.nearest(new_vecs, window, window_vecs, self.config.verifier_top_k,
@@ -181,23 +185,71 @@ def instruction(sentence: str, subjects: Sequence[str]) -> str | None:
     is a statement about them; "Let the soil dry out" has the soil as a second subject);
     its verb is its first word past adverbs and "don't".
     """
+    found = _instruction(sentence, subjects)
+    return found[0] if found is not None else None
+
+
+_DENYING_LEAD = frozenset({"don't", "dont", "never", "not"})
+
+
+def _instruction(sentence: str, subjects: Sequence[str]) -> tuple[str, bool] | None:
+    """An imperative's verb, and whether a lead word denies it ("Don't cut back")."""
     if "user" not in subjects or _ADDRESSED.search(sentence):
         return None
     words = [w.strip(",.;:!*_`") for w in
              _LEAD.sub("", sentence).lower().replace("’", "'").split()]
     lead = cues.instruction_lead()
-    return next((w for w in words if w and w not in lead), None)
+    at = next((k for k, w in enumerate(words) if w and w not in lead), None)
+    if at is None:
+        return None
+    return words[at], bool(_DENYING_LEAD.intersection(words[:at]))
 
 
 def different_instructions(sentence: str, subjects: Sequence[str], prior: str,
                            prior_subjects: Sequence[str]) -> bool:
     """Two steps of a procedure: instructions to do different things do not conflict
-    ("Always check the soil first." / "Let the soil dry out completely."); the verifier,
-    which learnt on statements, reads them as incompatible. "Don't cut back" and "Cut
-    back" share their verb and are still compared. Both must be the assistant's: a user's
-    "I don't drive" also has the user as its subject, and is no instruction."""
-    ours, theirs = instruction(sentence, subjects), instruction(prior, prior_subjects)
-    return ours is not None and theirs is not None and ours != theirs
+    ("Always check the soil first." / "Let the soil dry out completely."), nor do two
+    that do one thing to different objects ("Serve with microwave rice." / "Serve it with
+    vanilla ice cream."); the verifier, which learnt on statements, reads them as
+    incompatible. "Don't cut back" and "Cut back" share their verb and are still
+    compared. Both must be the assistant's: a user's "I don't drive" also has the user as
+    its subject, and is no instruction."""
+    ours, theirs = _instruction(sentence, subjects), _instruction(prior, prior_subjects)
+    return ours is not None and theirs is not None and (ours[0] != theirs[0]
+                                                        or ours[1] == theirs[1])
+
+
+_OPENING = re.compile(r"^\W*([A-Za-z'’]+)")
+
+
+def elided_subject(sentence: str, subjects: Sequence[str]) -> bool:
+    """A sentence with no subject that opens with a finite verb ("Doesn't touch the system
+    Python at all.", "Can offer a Roth option."): an item that leaves its subject to its
+    heading. Under another heading, the other sentence may speak of anything else."""
+    opening = _OPENING.match(sentence)
+    return not subjects and opening is not None and (
+        opening.group(1).lower().replace("’", "'") in cues.elided_lead())
+
+
+_NAME_WORDS = 4
+"""The most words of a label that names a thing ("Thai green curry")."""
+_LABELLED = re.compile(r"^\W*([^:.!?]{1,40}?)\W*:\s+\S")
+
+
+def labels_differ(sentence: str, prior: str) -> bool:
+    """Two labelled items whose labels share no word ("Cucumber sunomono: thinly sliced
+    cucumber ..." / "Thai green curry: with jasmine rice"): two dishes, two options,
+    whatever their descriptions say. "Note:" or "Tip:" names nothing (`generic_labels`),
+    and a longer label is advice ("Use averted vision for faint objects: ...")."""
+    labels = [_LABELLED.match(s) for s in (sentence, prior)]
+    if labels[0] is None or labels[1] is None:
+        return False
+    names = [m.group(1).strip().lower() for m in labels if m is not None]
+    if any(name in cues.generic_labels() or len(name.split()) > _NAME_WORDS
+           for name in names):
+        return False  # "Look slightly to the side: ..." is advice, not a name
+    words = [cues.content_words(name) for name in names]
+    return bool(words[0]) and bool(words[1]) and not words[0] & words[1]
 
 
 def instruction_against_statement(sentence: str, subjects: Sequence[str], prior: str,
@@ -238,6 +290,8 @@ def comparable(
         return False  # "It will not bring the samples back" / "It carries instruments"
     if _ENUMERATED.match(sentence) and _ENUMERATED.match(prior.sentence):
         return False  # "2. Choose a location" / "3. Raise capital": items of a list
+    if labels_differ(sentence, prior.sentence):
+        return False  # "Cucumber sunomono: ..." / "Thai green curry: ...": two dishes
     if aligned.no_shared_name(sentence, prior.sentence) or (
             aligned.different_names(sentence, prior.sentence)
             and not _CORRECTS.search(sentence)):
