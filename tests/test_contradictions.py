@@ -936,3 +936,14 @@ def test_a_situation_is_presumed_even_in_a_conditional_sentence() -> None:
     assert run([("user", "I'm allergic to peanuts."), ("assistant", "Noted."),
                 ("user", "snack ideas?"),
                 ("assistant", "If you get hungry later, satay crackers are tasty.")]) == []
+
+
+def test_an_instruction_tells_nothing_of_what_the_user_has_not_done() -> None:
+    """ "Run on flat, even surfaces first" is a step of a plan for later, not a claim that
+    the user has run since their injury."""
+    certs = run([("user", "I tore a calf muscle in March and I haven't run since."),
+                 ("assistant", "Let's plan your way back."),
+                 ("user", "What should the first weeks look like once I'm cleared?"),
+                 ("assistant", "Here is the plan.\n\n- Walk for a week.\n- Run on flat, "
+                  "even surfaces first (a treadmill or track).")])
+    assert [c.detector for c in certs] == []

@@ -84,7 +84,13 @@ from monitor.engine.signals import (
     word_count,
 )
 from monitor.engine.state import ConversationState, RecentCertificate, RecentScore, Revision
-from monitor.engine.verdict import Scored, VerdictStage, pronoun_led, sentence_fact
+from monitor.engine.verdict import (
+    Scored,
+    VerdictStage,
+    instruction,
+    pronoun_led,
+    sentence_fact,
+)
 from monitor.engine.verifier import Verifier
 from monitor.engine.warmup import warmup_turns
 
@@ -764,8 +770,9 @@ class Engine:
                 continue
             for old in self._candidates(state, fact, turn, by_head):
                 finding = contradiction.compare(fact, old, self.config.rule_confidence)
-                if finding is None:
-                    continue
+                if finding is None or (old.speaker == "user"
+                                       and instruction(fact.sentence, (fact.subject,))):
+                    continue  # "Run on flat surfaces first" tells nothing of the user's past
                 alignment = self._alignment(state, fact, old, turn)
                 if alignment is None:
                     continue
