@@ -243,6 +243,19 @@ def test_a_heading_that_steers_around_what_stands_under_it(heading: str, steers:
     # a negation in another clause of the sentence steers around nothing
     ("I'm 66 and retired last year after 40 years teaching.", "Book a few days of annual "
      "leave after you get back - a full timetable on day two is no fun.", "annual leave"),
+    # stop 49: a partner, a commute, a passport, a phone call, a smell
+    ("Single dad here, their mum lives overseas.", "Ask your wife to take the evening "
+     "routine twice a week.", "your wife"),
+    ("I've been working remotely since 2021.", "Use your commute to listen to the "
+     "course.", "your commute"),
+    ("Neither of us has ever had a passport; we'll sail on birth certificates.",
+     "Lock your passports in the safe on shore days.", "your passports"),
+    ("We decided not to have children.", "Your kids will love the splash park.",
+     "Your kids"),
+    ("I'm hard of hearing, so phone support is useless for me.", "The quickest route is "
+     "to call the bank's helpline.", "call the"),
+    ("I lost my sense of smell two years ago.", "Do a sniff test on the chicken before "
+     "cooking.", "sniff"),
 ])
 def test_an_answer_that_presumes_what_the_user_said_is_not_so(user: str, answer: str,
                                                                word: str) -> None:
@@ -434,3 +447,87 @@ def test_someone_else_who_cancels_takes_their_rule_along() -> None:
     [mine] = constraints_in("I'm vegan and so is my friend.", 0)
     assert cancels_someone("small update - priya's had to cancel, we all eat everything")
     assert someone_elses(hers) and not someone_elses(mine)
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # a word before the food names a substitute free of what the rule is about
+    ("I'm teetotal.", "Raise a glass of NA sparkling wine for the toast.", False),
+    ("I'm teetotal.", "Chill a bottle of non-alcoholic fizz and a bottle of sparkling wine.",
+     True),  # the second bottle is wine
+    ("I'm teetotal.", "Top the punch up with ginger beer and lime.", False),
+    ("I'm coeliac.", "Toast two slices of GF sourdough.", False),
+    ("we eat halal only", "Crisp some turkey bacon for the sandwiches.", False),
+    ("we eat halal only", "Crisp some bacon for the sandwiches.", True),
+    ("I'm vegetarian", "Crisp some turkey bacon for the sandwiches.", True),  # still meat
+    # a scare-quoted name, a comparison's standard, a sentence that speaks to the diet
+    ("we eat halal only", 'Any "bacon" in the fry-up should be beef or chicken.', False),
+    ("we eat halal only", "Lamb merguez is leaner than pork sausage.", False),
+    ("we eat halal only", "Check the pepperoni is halal-certified before you order.", False),
+])
+def test_a_substitute_a_comparison_or_the_diet_named_breaks_nothing(
+        user: str, answer: str, broken: bool) -> None:
+    assert any(w is not None for w in _broken(user, answer)) is broken
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("my GP says no raw shellfish for now",
+     "Order the grilled prawns.", False),
+    ("my GP says no raw shellfish for now",
+     "Start with a plate of raw shellfish.", True),
+    ("My dietitian's rule for me: no fried chicken.", "Roast a chicken thigh.", False),
+    ("I'm allergic to tree nuts", "Scatter over toasted pecans.", True),  # a group's name
+    ("I can't eat red meat", "A rib-eye steak is the classic.", True),
+])
+def test_a_qualifier_narrows_what_the_user_ruled_out(user: str, answer: str,
+                                                    broken: bool) -> None:
+    assert any(w is not None for w in _broken(user, answer)) is broken
+
+
+def test_a_host_who_does_not_drink_rules_out_no_drink_for_drinking_guests() -> None:
+    from monitor.engine.constraints import binding
+
+    turn = ("I'm sober, two years now. We're having 12 people over for a barbecue and "
+            "most of them drink, what do I need?")
+    assert binding("I'm sober, two years now.", 0, turn) == []
+    alone = "I'm sober, two years now. Planning a quiet dinner for my sister and me."
+    assert [r.label for r in binding("I'm sober, two years now.", 0, alone)] == ["sober"]
+
+
+def test_most_people_are_not_the_user() -> None:
+    """A sentence that sets the user against most people presumes nothing of them."""
+    assert _broken("I work nights at the hospital.", "Most people on a 9-to-5 eat lunch "
+                   "at noon, but for you the main meal comes before your shift.") == [None]
+
+
+def test_a_hard_cap_is_a_spending_cap() -> None:
+    from monitor.engine.constraints import sets_cap
+
+    assert sets_cap("We have a hard cap of £250 for the pram.")
+    assert not sets_cap("We are having a hard time choosing a pram for £250.")
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("My GP told me to cut out caffeine completely.", "A flat white at 3pm keeps you "
+     "going.", True),
+    ("My GP told me to cut out caffeine completely.", "A decaf flat white at 3pm is a "
+     "nice ritual.", False),
+    ("I don't drink coffee after noon.", "Have an espresso after lunch.", False),
+    ("we keep kosher", "Render the lardons until crisp.", True),
+])
+def test_caffeine_and_cured_pork_are_named_as_users_meet_them(user: str, answer: str,
+                                                             broken: bool) -> None:
+    assert any(w is not None for w in _broken(user, answer)) is broken
+
+
+def test_an_answer_about_giving_it_up_offers_none() -> None:
+    assert _broken("My GP told me to cut out caffeine completely.", "Headaches fade a week "
+                   "after quitting, once your body stops relying on caffeine.") == [None]
+
+
+def test_a_deaf_user_told_not_to_call_is_steered_around() -> None:
+    assert _broken("I'm deaf.", "Don't call them; use the chat on their app.") == [None]
+
+
+def test_the_advice_others_are_given_presumes_nothing_of_the_user() -> None:
+    assert _broken("I'm deaf.", "Most guides will tell you to call the number on the back "
+                   "of your card; you can use the bank's text relay instead.") == [None]

@@ -54,6 +54,8 @@ class _Tables:
     not_a_rule: re.Pattern[str]
     not_after_no: frozenset[str]
     other_food_after: frozenset[str]
+    substitute_marks: dict[str, frozenset[str]]
+    narrowing: frozenset[str]
     phrases: dict[str, str]
     aliases: dict[str, tuple[str, ...]]
     self_openers: re.Pattern[str]
@@ -68,6 +70,7 @@ class _Tables:
     negations: re.Pattern[str]
     situation_aside: re.Pattern[str]
     others_eat: re.Pattern[str]
+    others_drink: re.Pattern[str]
     other_drink: re.Pattern[str]
     rule_givers: re.Pattern[str]
     events: re.Pattern[str]
@@ -126,6 +129,9 @@ def tables() -> _Tables:
         not_a_rule=word_pattern(tuple(config["exclusions"]["closer_not_a_rule"])),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
+        substitute_marks={mark: frozenset(groups)
+                          for mark, groups in config["substitute_marks"].items()},
+        narrowing=frozenset(config["narrowing"]["words"]),
         phrases={**config["rule_phrases"],
                  **{name: spec["phrase"] for name, spec in situations.items()}},
         aliases={g: tuple(a) for g, a in config["group_aliases"].items()},
@@ -144,6 +150,7 @@ def tables() -> _Tables:
         negations=word_pattern(tuple(config["negations"]["words"])),
         situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
+        others_drink=re.compile(config["others_drink"]["pattern"], re.I),
         rule_givers=word_pattern(tuple(config["rule_givers"]["words"])),
         events=word_pattern(tuple(config["events"]["words"])),
         preferred_over=re.compile(r"(?:" + word_pattern(
@@ -228,7 +235,7 @@ def _plain(text: str) -> str:
 
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/", re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore|for|until|"
-                       r"till)\b.*$", re.I)
+                       r"till|completely|entirely|altogether)\b.*$", re.I)
 _FIRST_PERSON = re.compile(
     r"\b(i|i'm|im|i've|me|my|we|we're|our|(?-i:us|Us)|she|she's|he|he's|they|they're|her|his|"
     r"their|son|daughter|wife|husband|partner|kids|child|children)\b", re.I)
@@ -262,6 +269,14 @@ def _group_named(words: list[str]) -> str | None:
     t = tables()
     head = _singular(" ".join(words[-2:])) if len(words) > 1 else ""
     return t.group_of_name.get(head) or t.group_of_name.get(_singular(words[-1]))
+
+
+def _narrowed(words: list[str]) -> bool:
+    """Words before the group's name narrow it to some of its members ("raw fish", "cold
+    deli meats"; not "tree nuts" or "red meat", which are names of a group)."""
+    t = tables()
+    named = 2 if len(words) > 1 and _singular(" ".join(words[-2:])) in t.group_of_name else 1
+    return any(w in t.narrowing for w in words[:-named])
 
 
 def constraints_in(sentence: str, turn: int) -> list[Constraint]:
@@ -300,7 +315,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             if not words or (opener == "no" and words[0] in t.not_after_no):
                 continue
             group = _group_named(words)
-            if group is not None:
+            if group is not None and not _narrowed(words):
                 found.setdefault(group, set()).update(t.members[group])
             elif len(words) <= 3 and len(words[-1]) > 2 + (len(words) == 1) and (
                     not loose or ruled):
@@ -341,14 +356,16 @@ _SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)
 
 def binding(sentence: str, turn: int, turn_text: str) -> list[Constraint]:
     """The constraints a user sentence sets that bind later answers: none of someone away
-    (`held_by_someone_away`), and no diet of a turn that says the others eat what it
-    rules out ("I've been vegetarian for 10 years but they are BIG meat eaters, a burger
-    recipe for them?": the beef is for them)."""
+    (`held_by_someone_away`), no diet of a turn that says the others eat what it rules
+    out ("I've been vegetarian for 10 years but they are BIG meat eaters, a burger recipe
+    for them?": the beef is for them), and no abstinence of a host whose guests drink."""
     if held_by_someone_away(sentence, turn_text):
         return []
-    rules = constraints_in(sentence, turn)
-    if tables().others_eat.search(_plain(turn_text)):
-        rules = [r for r in rules if r.label not in tables().diets]
+    rules, t = constraints_in(sentence, turn), tables()
+    if t.others_eat.search(_plain(turn_text)):
+        rules = [r for r in rules if r.label not in t.diets]
+    if t.others_drink.search(_plain(turn_text)):  # "sober three years ... most of them drink"
+        rules = [r for r in rules if set(t.diets.get(r.label, ())) != {"alcohol"}]
     return rules
 
 
@@ -445,11 +462,19 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
     if (t.situation_aside.search(lower) if situation
             else t.avoiding_apart.search(lower) or _FREE_OF.search(lower)):
         return None  # the answer is steering around it ("nut-free", "if you ever get")
-    for pattern in _breaking_patterns(constraint.label, constraint.breaks):
+    if constraint.label in t.diets and _said(lower, constraint.label):
+        return None  # "make sure any sausages are halal-certified": it speaks to the diet
+    for word, pattern in zip(constraint.breaks, _breaking_patterns(constraint.label,
+                                                                   constraint.breaks),
+                             strict=True):
         for match in pattern.finditer(lower):
             before = _WORD_BEFORE.search(lower, 0, match.start())
             if before is not None and before.group(1) in t.other_food_after:
                 continue  # "coconut milk"
+            if _substitute(lower, match.start(), word, constraint.label) or (
+                    lower[match.start() - 1:match.start()] in _QUOTES
+                    and lower[match.end():match.end() + 1] in _QUOTES):
+                continue  # "NA sparkling wine", "turkey bacon"; a scare-quoted "bacon"
             if _negated_around(lower, match) or _OTHER_DOER.search(
                     lower, max(0, match.start() - 40), match.start()) or (
                     t.preferred_over.search(lower, max(0, match.start() - 40),
@@ -552,6 +577,30 @@ def _label_words(label: str) -> re.Pattern[str] | None:
 
 _WORD_BEFORE = re.compile(r"([\w-]+)\s+$")
 """The word right before a match ("coconut" of "coconut milk")."""
+_QUOTES = frozenset({'"', "'", "\u201c", "\u201d", "\u2018"})
+"""Marks around a word that name it rather than offer it: 'any "bacon" or sausages'."""
+_TWO_BEFORE = re.compile(r"(?:([\w%.-]+)\s+)?([\w%.-]+)\s+$")
+
+
+def _said(lower: str, label: str) -> bool:
+    """The sentence names the diet, hyphenated or not ("halal-certified", "vegan")."""
+    return re.search(rf"\b{re.escape(label)}\b", lower) is not None
+
+
+def _substitute(lower: str, start: int, word: str, label: str) -> bool:
+    """A word before the food at `start` names a substitute free of every group of the
+    rule the food belongs to (`substitute_marks`): "NA sparkling wine" breaks no sobriety,
+    "turkey bacon" no halal diet, but a vegetarian one still (bacon is also meat)."""
+    t = tables()
+    before = _TWO_BEFORE.search(lower, max(0, start - 60), start)
+    if before is None:
+        return False
+    marks = [before.group(2)]
+    if before.group(1) and before.group(2) not in cues.stop_words():
+        marks.append(before.group(1))  # "NA sparkling wine"; not "ginger and beer"
+    groups = {g for g in (t.diets.get(label) or (label,)) if word in t.members.get(g, ())}
+    return bool(groups) and any(groups <= t.substitute_marks.get(m, frozenset())
+                                for m in marks)
 
 
 @cache
