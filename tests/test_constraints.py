@@ -531,3 +531,44 @@ def test_a_deaf_user_told_not_to_call_is_steered_around() -> None:
 def test_the_advice_others_are_given_presumes_nothing_of_the_user() -> None:
     assert _broken("I'm deaf.", "Most guides will tell you to call the number on the back "
                    "of your card; you can use the bank's text relay instead.") == [None]
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # what is replaced, compared with, blocked, or done by most people, offers nothing
+    ("we're vegan", "Butter → a neutral oil or vegan block.", False),
+    ("I don't fly.", "For comparison, a flight takes an hour, but the ferry is calmer.",
+     False),
+    ("I don't drive.", "Most visitors hire a car, but the bus network covers the coast.",
+     False),
+    ("The vet says no stairs for six weeks.", "Block the stairs with a baby gate.", False),
+    # a qualifier carries over "or": "raw or undercooked fish or meat"
+    ("My midwife's list: no raw or undercooked fish or meat.", "Roast chicken thighs with "
+     "lemon.", False),
+    ("My midwife's list: no raw or undercooked fish or meat.", "Start with tuna sashimi.",
+     True),
+    # the examples of what is ruled out are ruled out; a "-free" party
+    ("My GP told me to stay off all NSAIDs, including ibuprofen and naproxen.",
+     "Take 400 mg of ibuprofen after the session.", True),
+    ("One of the kids is allergic, so the whole party has to be peanut-free.",
+     "A satay dip always disappears first.", True),
+    ("my daughter is allergic to cheeses", "Add a knob of butter.", True),  # dairy
+])
+def test_what_an_answer_replaces_or_others_do_and_what_the_user_listed(
+        user: str, answer: str, broken: bool) -> None:
+    assert any(w is not None for w in _broken(user, answer)) is broken
+
+
+def test_a_past_or_doubled_price_is_not_offered() -> None:
+    from monitor.engine.constraints import goes_over
+
+    assert goes_over("A used one that cost $1,000 new a few years ago now goes for $450.")
+    assert goes_over("The Pro starts at $1,599, more than double your $700 maximum.")
+    assert not goes_over("The Pro costs $1,599 and handles 4K editing with ease.")
+
+
+def test_friends_who_drink_leave_the_host_no_rule() -> None:
+    from monitor.engine.constraints import binding
+
+    turn = "I don't drink myself, but most of my friends do. What should I stock?"
+    assert binding("I don't drink myself, but most of my friends do.", 0, turn) == []
+

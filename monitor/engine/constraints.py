@@ -56,6 +56,8 @@ class _Tables:
     other_food_after: frozenset[str]
     substitute_marks: dict[str, frozenset[str]]
     narrowing: frozenset[str]
+    narrowed_members: dict[str, tuple[str, ...]]
+    narrowed_words: frozenset[str]
     phrases: dict[str, str]
     aliases: dict[str, tuple[str, ...]]
     self_openers: re.Pattern[str]
@@ -132,6 +134,8 @@ def tables() -> _Tables:
         substitute_marks={mark: frozenset(groups)
                           for mark, groups in config["substitute_marks"].items()},
         narrowing=frozenset(config["narrowing"]["words"]),
+        narrowed_members={k: tuple(v) for k, v in config["narrowed_members"].items()},
+        narrowed_words=frozenset(w for v in config["narrowed_members"].values() for w in v),
         phrases={**config["rule_phrases"],
                  **{name: spec["phrase"] for name, spec in situations.items()}},
         aliases={g: tuple(a) for g, a in config["group_aliases"].items()},
@@ -212,7 +216,7 @@ def topic_words(label: str) -> frozenset[str]:
 
 
 def _singular(word: str) -> str:
-    for suffix, repl in (("ies", "y"), ("ses", "s"), ("oes", "o"), ("s", "")):
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("oes", "o"), ("s", "")):
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
             return word[: -len(suffix)] + repl
     return word
@@ -233,7 +237,8 @@ def _plain(text: str) -> str:
     return text.replace("’", "'")
 
 
-_CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/", re.I)
+_CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/|\bincluding\b|\bsuch\s+as\b|\blike\b",
+                          re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore|for|until|"
                        r"till|completely|entirely|altogether)\b.*$", re.I)
 _FIRST_PERSON = re.compile(
@@ -308,10 +313,17 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         if loose and not (ruled or _FIRST_PERSON.search(text)):
             continue  # "no problem", a bare "no" answer: not a rule the user set
         place = _PLACE.search(rest)  # "no drilling, screws or nails in the walls"
-        for chunk in _CHUNK_SPLIT.split(rest[:place.start()] if place else rest):
+        span = rest[:place.start()] if place else rest
+        separators = [m.group(0) for m in _CHUNK_SPLIT.finditer(span)]
+        carried: list[str] = []  # "no raw or undercooked fish or meat": undercooked meat
+        for k, chunk in enumerate(_CHUNK_SPLIT.split(span)):
             words = chunk.split()
             while words and words[0] in _QUANTIFIERS:
                 words = words[1:]  # "anything high impact"
+            own = [w for w in words if w in t.narrowing]
+            if words and not own:
+                words = [*carried, *words]
+            carried = (own or carried) if k < len(separators) and separators[k] != "," else []
             if not words or (opener == "no" and words[0] in t.not_after_no):
                 continue
             group = _group_named(words)
@@ -322,6 +334,9 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 # "jumping" -> "jump"; "overhead pressing" -> "overhead press", not any press
                 label = " ".join([*words[:-1], _stem(words[-1])])
                 found.setdefault(label, set()).add(label)
+                head = _singular(words[-1])  # "no raw or undercooked fish": sashimi
+                for qualifier in words[:-1]:
+                    found[label].update(t.narrowed_members.get(f"{qualifier} {head}", ()))
                 if place:
                     within[label] = (_singular(place.group(1)),)
     if (_FIRST_PERSON.search(text) or _GUEST.search(text)) and not t.not_a_rule.search(lower):
@@ -469,12 +484,15 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
                              strict=True):
         for match in pattern.finditer(lower):
             before = _WORD_BEFORE.search(lower, 0, match.start())
-            if before is not None and before.group(1) in t.other_food_after:
-                continue  # "coconut milk"
+            if before is not None and before.group(1) in t.other_food_after and (
+                    word not in t.narrowed_words):
+                continue  # "coconut milk"; but "tuna sashimi" is raw fish
             if _substitute(lower, match.start(), word, constraint.label) or (
                     lower[match.start() - 1:match.start()] in _QUOTES
-                    and lower[match.end():match.end() + 1] in _QUOTES):
-                continue  # "NA sparkling wine", "turkey bacon"; a scare-quoted "bacon"
+                    and lower[match.end():match.end() + 1] in _QUOTES) or (
+                    _REPLACED_BY.match(lower, match.end())):
+                continue  # "NA sparkling wine", "turkey bacon"; a scare-quoted "bacon";
+                # "Milk → oat milk" replaces it
             if _negated_around(lower, match) or _OTHER_DOER.search(
                     lower, max(0, match.start() - 40), match.start()) or (
                     t.preferred_over.search(lower, max(0, match.start() - 40),
@@ -577,6 +595,8 @@ def _label_words(label: str) -> re.Pattern[str] | None:
 
 _WORD_BEFORE = re.compile(r"([\w-]+)\s+$")
 """The word right before a match ("coconut" of "coconut milk")."""
+_REPLACED_BY = re.compile(r"\s*(?:→|->|=>|⇒)")
+"""An arrow after a food replaces it: "Milk → unsweetened oat or soy milk"."""
 _QUOTES = frozenset({'"', "'", "\u201c", "\u201d", "\u2018"})
 """Marks around a word that name it rather than offer it: 'any "bacon" or sausages'."""
 _TWO_BEFORE = re.compile(r"(?:([\w%.-]+)\s+)?([\w%.-]+)\s+$")
