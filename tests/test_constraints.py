@@ -552,6 +552,14 @@ def test_the_advice_others_are_given_presumes_nothing_of_the_user() -> None:
     ("One of the kids is allergic, so the whole party has to be peanut-free.",
      "A satay dip always disappears first.", True),
     ("my daughter is allergic to cheeses", "Add a knob of butter.", True),  # dairy
+    # a warning of what something contains, or of a risk; a road's name
+    ("I'm on a statin, my GP says no grapefruit.", "Grapefruit raises the risk of side "
+     "effects with statins.", False),
+    ("we're vegan", "A lot of curry pastes contain shrimp paste.", False),
+    ("I don't drive, never got my licence.", "Day tours run along Ocean Drive and the "
+     "cliffs.", False),
+    ("I don't drive, never got my licence.", "Drive the coast road at your own pace.",
+     True),
 ])
 def test_what_an_answer_replaces_or_others_do_and_what_the_user_listed(
         user: str, answer: str, broken: bool) -> None:
@@ -571,4 +579,6 @@ def test_friends_who_drink_leave_the_host_no_rule() -> None:
 
     turn = "I don't drink myself, but most of my friends do. What should I stock?"
     assert binding("I don't drink myself, but most of my friends do.", 0, turn) == []
+    turn = "I've been sober for three years, but I'm fine with guests having alcohol."
+    assert binding(turn, 0, turn) == []
 

@@ -247,12 +247,15 @@ def test_a_users_own_statement_is_no_instruction() -> None:
 
 
 def test_two_instructions_that_do_one_thing_to_different_objects_are_not_compared() -> None:
-    from monitor.engine.verdict import different_instructions
+    from monitor.engine.verdict import different_instructions, instruction
 
     assert different_instructions("Serve the stew with crusty bread.", ("user",),
                                   "Serve with steamed basmati rice.", ("user",))
     assert not different_instructions("Don't prune the roses in autumn.", ("user",),
                                       "Prune the roses hard.", ("user",))
+    # "your" is the object's: still an instruction
+    assert instruction("Gently rub her gums with your finger.", ("user",)) == "rub"
+    assert instruction("You should rub her gums.", ("user",)) is None
 
 
 def test_labelled_items_with_different_labels_are_different_things() -> None:

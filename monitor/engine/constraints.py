@@ -479,10 +479,13 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
         return None  # the answer is steering around it ("nut-free", "if you ever get")
     if constraint.label in t.diets and _said(lower, constraint.label):
         return None  # "make sure any sausages are halal-certified": it speaks to the diet
+    activity = constraint.label in t.activities
     for word, pattern in zip(constraint.breaks, _breaking_patterns(constraint.label,
                                                                    constraint.breaks),
                              strict=True):
         for match in pattern.finditer(lower):
+            if activity and _NAMED.match(sentence, match.start()) and match.start() > 0:
+                continue  # "Slea Head Drive" is a road, not a drive
             before = _WORD_BEFORE.search(lower, 0, match.start())
             if before is not None and before.group(1) in t.other_food_after and (
                     word not in t.narrowed_words):
@@ -595,6 +598,9 @@ def _label_words(label: str) -> re.Pattern[str] | None:
 
 _WORD_BEFORE = re.compile(r"([\w-]+)\s+$")
 """The word right before a match ("coconut" of "coconut milk")."""
+_NAMED = re.compile(r"[A-Z]")
+"""A capital inside a sentence: an activity's word there is part of a name ("Slea Head
+Drive", "Ocean Drive"); foods keep their capitals in menus ("Chicken Satay") and stay."""
 _REPLACED_BY = re.compile(r"\s*(?:→|->|=>|⇒)")
 """An arrow after a food replaces it: "Milk → unsweetened oat or soy milk"."""
 _QUOTES = frozenset({'"', "'", "\u201c", "\u201d", "\u2018"})

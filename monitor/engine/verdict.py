@@ -174,7 +174,9 @@ class VerdictStage:
         state.add_assertions(rows, self.config.verifier_window)
 
 
-_ADDRESSED = re.compile(r"\byou(?:r|rs|rself)?\b", re.I)
+_ADDRESSED = re.compile(r"\byou\b", re.I)
+""""You" as a subject makes a statement ("You should check the soil"); "your" in an
+instruction is its object's ("Gently rub her teeth with your finger")."""
 _LEAD = re.compile(r"^[\W\d_]+")
 
 
