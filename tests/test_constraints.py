@@ -284,6 +284,7 @@ def test_an_answer_that_keeps_to_the_users_situation_breaks_nothing(user: str, a
     "I don't have a preference really.", "No problem at all, thanks.",
     "I don't drink coffee after noon.",  # no alcohol ruled out
     "Is it worth it without a car?",  # a question sets nothing
+    "I can't have anything like that.",  # no rule on "that"
 ])
 def test_no_situation_from_a_preference_a_pleasantry_or_a_question(user: str) -> None:
     assert constraints_in(user, 0) == []
@@ -582,3 +583,7 @@ def test_friends_who_drink_leave_the_host_no_rule() -> None:
     turn = "I've been sober for three years, but I'm fine with guests having alcohol."
     assert binding(turn, 0, turn) == []
 
+
+def test_examples_of_a_class_are_ruled_out_without_the_class_word() -> None:
+    assert [r.label for r in constraints_in("I can't eat things like nuts or shellfish.",
+                                            0)] == ["nut", "shellfish"]

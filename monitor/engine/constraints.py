@@ -323,9 +323,11 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             own = [w for w in words if w in t.narrowing]
             if words and not own:
                 words = [*carried, *words]
-            carried = (own or carried) if k < len(separators) and separators[k] != "," else []
-            if not words or (opener == "no" and words[0] in t.not_after_no):
-                continue
+            carried = (own or carried) if k < len(separators) and (
+                separators[k].lower() in _CARRYING) else []
+            if not words or (opener == "no" and words[0] in t.not_after_no) or all(
+                    w in _VAGUE or w in cues.stop_words() for w in words):
+                continue  # "anything like that", "things like nuts": no rule on "that"
             group = _group_named(words)
             if group is not None and not _narrowed(words):
                 found.setdefault(group, set()).update(t.members[group])
@@ -361,6 +363,12 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
 
 
 _QUANTIFIERS = frozenset({"no", "any", "anything", "all", "more", "other"})
+_CARRYING = frozenset({"or", "and", "nor", "/"})
+"""Separators a qualifier reaches across ("raw or undercooked fish or meat"); not a comma
+of a list, nor "like" or "including" before examples of a class."""
+_VAGUE = frozenset({"thing", "things", "stuff", "something", "everything", "food", "foods",
+                    "item", "items", "product", "products"})
+"""Words that name no food or activity: "things like nuts" rules out the nuts only."""
 """Words before what a chunk rules out: "anything high impact", "and no pull ups"."""
 _PLACE = re.compile(r"\b(?:in|into|on|onto|to)\s+(?:the\s+|my\s+|our\s+|any\s+)?([a-z]{3,})")
 
@@ -484,7 +492,8 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
                                                                    constraint.breaks),
                              strict=True):
         for match in pattern.finditer(lower):
-            if activity and _NAMED.match(sentence, match.start()) and match.start() > 0:
+            if activity and match.start() > 0 and len(lower) == len(sentence) and (
+                    _NAMED.match(sentence, match.start())):
                 continue  # "Slea Head Drive" is a road, not a drive
             before = _WORD_BEFORE.search(lower, 0, match.start())
             if before is not None and before.group(1) in t.other_food_after and (
