@@ -456,6 +456,7 @@ def test_someone_else_who_cancels_takes_their_rule_along() -> None:
     ("I'm teetotal.", "Chill a bottle of non-alcoholic fizz and a bottle of sparkling wine.",
      True),  # the second bottle is wine
     ("I'm teetotal.", "Top the punch up with ginger beer and lime.", False),
+    ("I'm coeliac.", "Dunk a couple of ginger biscuits in your tea.", True),
     ("I'm coeliac.", "Toast two slices of GF sourdough.", False),
     ("we eat halal only", "Crisp some turkey bacon for the sandwiches.", False),
     ("we eat halal only", "Crisp some bacon for the sandwiches.", True),
@@ -542,6 +543,7 @@ def test_the_advice_others_are_given_presumes_nothing_of_the_user() -> None:
     ("I don't drive.", "Most visitors hire a car, but the bus network covers the coast.",
      False),
     ("The vet says no stairs for six weeks.", "Block the stairs with a baby gate.", False),
+    ("we're vegan", "Grate a block of parmesan over the top.", True),  # a block of it
     # a qualifier carries over "or": "raw or undercooked fish or meat"
     ("My midwife's list: no raw or undercooked fish or meat.", "Roast chicken thighs with "
      "lemon.", False),
