@@ -11,6 +11,11 @@ def _broken(user: str, answer: str) -> list[str | None]:
     return [broken_by(answer, c) for c in constraints_in(user, 0)]
 
 
+def _breaks(user: str, answer: str) -> bool:
+    """Some rule the user's sentence sets is broken by the answer's."""
+    return any(w is not None for w in _broken(user, answer))
+
+
 @pytest.mark.parametrize(("user", "answer", "word"), [
     ("she's allergic to tree nuts", "3 tbsp cashew butter", "cashew"),
     ("I'm allergic to shellfish", "Add the prawns at the end.", "prawns"),
@@ -425,7 +430,7 @@ def test_the_users_own_diet_does_not_bind_food_asked_for_someone_else() -> None:
 ])
 def test_what_a_phrase_rules_out_where_and_for_whom(user: str, answer: str, broken: bool
                                                     ) -> None:
-    assert any(w is not None for w in _broken(user, answer)) is broken
+    assert _breaks(user, answer) is broken
 
 
 def test_a_later_turn_that_changes_the_situation_lifts_it() -> None:
@@ -468,7 +473,7 @@ def test_someone_else_who_cancels_takes_their_rule_along() -> None:
 ])
 def test_a_substitute_a_comparison_or_the_diet_named_breaks_nothing(
         user: str, answer: str, broken: bool) -> None:
-    assert any(w is not None for w in _broken(user, answer)) is broken
+    assert _breaks(user, answer) is broken
 
 
 @pytest.mark.parametrize(("user", "answer", "broken"), [
@@ -482,7 +487,7 @@ def test_a_substitute_a_comparison_or_the_diet_named_breaks_nothing(
 ])
 def test_a_qualifier_narrows_what_the_user_ruled_out(user: str, answer: str,
                                                     broken: bool) -> None:
-    assert any(w is not None for w in _broken(user, answer)) is broken
+    assert _breaks(user, answer) is broken
 
 
 def test_a_host_who_does_not_drink_rules_out_no_drink_for_drinking_guests() -> None:
@@ -518,7 +523,7 @@ def test_a_hard_cap_is_a_spending_cap() -> None:
 ])
 def test_caffeine_and_cured_pork_are_named_as_users_meet_them(user: str, answer: str,
                                                              broken: bool) -> None:
-    assert any(w is not None for w in _broken(user, answer)) is broken
+    assert _breaks(user, answer) is broken
 
 
 def test_an_answer_about_giving_it_up_offers_none() -> None:
@@ -566,7 +571,7 @@ def test_the_advice_others_are_given_presumes_nothing_of_the_user() -> None:
 ])
 def test_what_an_answer_replaces_or_others_do_and_what_the_user_listed(
         user: str, answer: str, broken: bool) -> None:
-    assert any(w is not None for w in _broken(user, answer)) is broken
+    assert _breaks(user, answer) is broken
 
 
 def test_a_past_or_doubled_price_is_not_offered() -> None:

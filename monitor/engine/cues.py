@@ -153,11 +153,13 @@ def instruction_lead() -> frozenset[str]:
     return frozenset(_data()["instruction_lead"])
 
 
+@cache
 def generic_labels() -> frozenset[str]:
     """Sentence labels that name no subject ("Note:", "Tip:")."""
     return frozenset(_data()["generic_labels"])
 
 
+@cache
 def elided_lead() -> frozenset[str]:
     """Words that open a sentence whose subject was left out ("Doesn't touch ...")."""
     return frozenset(_data()["elided_lead"])
