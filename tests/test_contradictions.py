@@ -436,6 +436,27 @@ def test_user_fact() -> None:
     assert [(c.detector, c.conflicts_with) for c in certs] == [("user_fact", 0)]
 
 
+@pytest.mark.parametrize("said, presumed", [
+    ("I don't speak a word of Spanish, just hola and gracias.",
+     "Since you speak Spanish, you can chat with the weavers directly."),
+    ("I don't drink a single drop of alcohol, not even at weddings.",
+     "Because you drink alcohol, pace yourself at the wedding."),
+])
+def test_a_denial_of_a_word_or_a_drop_denies_the_whole(said: str, presumed: str) -> None:
+    """ "Not a word of Spanish" denies speaking Spanish; an answer that presumes the user
+    speaks it contradicts what they said of themselves."""
+    certs = run([("user", said), ("assistant", "Sure, happy to help."),
+                 ("user", "Where should I go next?"), ("assistant", presumed)])
+    assert [(c.detector, c.conflicts_with) for c in certs] == [("user_fact", 0)]
+
+
+def test_a_word_of_something_said_without_a_denial_is_not_the_whole() -> None:
+    """Only after a negation: "I know a word of Spanish" does not say "I know Spanish"."""
+    certs = run([("user", "I know a word of Spanish from school."),
+                 ("assistant", "You don't know Spanish, so use a phrasebook.")])
+    assert certs == []
+
+
 @pytest.mark.parametrize("first, second", [
     ("The soup is spicy.", "The soup is warm."),                       # additive properties
     ("Prices rose in 2019.", "Prices fell in 2023."),                  # different times

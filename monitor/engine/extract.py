@@ -57,6 +57,8 @@ _TIME_SCOPE_WORDS = re.compile(
 _OBJECT_CUT_DEPS = frozenset({"relcl", "acl", "advcl", "punct", "cc", "conj", "appos", "mark"})
 _LABEL_DEPS = frozenset({"compound", "amod", "nummod", "quantmod", "nmod", "npadvmod"})
 _NEG_DETERMINERS = data.words("negation.tsv", "determiner")
+_MINIMIZERS = data.words("negation.tsv", "minimizer")
+_ONE = frozenset({"a", "an", "one", "single"})
 _WH_WORDS = frozenset({"what", "when", "where", "which", "who", "whom", "whose", "why", "how"})
 
 
@@ -714,6 +716,8 @@ class _ClaimEmitter:
         if obj_token is None:
             obj, obj_text, obj_type = "", "", "concept"
         else:
+            if neg:
+                obj_token = _minimized(obj_token)
             obj = _label_of(obj_token)
             obj_text = _object_text(obj_token)
             obj_type = _type_of(obj_token)
@@ -732,6 +736,24 @@ class _ClaimEmitter:
             object_type=obj_type, time_scope=self.scope, importance=self.importance,
             predicate=pred, prep=prep,
         ))
+
+
+def _minimized(token: Any) -> Any:
+    """What a negated "a word of Spanish" / "a single drop of alcohol" is about.
+
+    After a negation, "a word of", "a drop of" deny the whole of what follows "of": "I
+    don't speak a word of Spanish" says what "I don't speak Spanish" says, and must meet
+    "since you speak Spanish" on the same object.
+    """
+    if token.lemma_.lower() not in _MINIMIZERS or not any(
+            c.lower_ in _ONE and c.dep_ in {"det", "amod", "nummod"} for c in token.children):
+        return token
+    for child in token.children:
+        if child.dep_ == "prep" and child.lower_ == "of":
+            pobj = next((c for c in child.children if c.dep_ == "pobj"), None)
+            if pobj is not None:
+                return pobj
+    return token
 
 
 def _with_conjuncts(token: Any) -> list[Any]:
