@@ -450,6 +450,22 @@ def test_a_denial_of_a_word_or_a_drop_denies_the_whole(said: str, presumed: str)
     assert [(c.detector, c.conflicts_with) for c in certs] == [("user_fact", 0)]
 
 
+def test_what_is_needed_is_the_clause_after_need() -> None:
+    """ "Never need to produce vosotros forms" denies nothing of "need to create that
+    immersion": the two needs are of two things."""
+    certs = pair("Since you don't have Spanish speakers around you, you'll need to create "
+                 "that immersion at home.",
+                 "You'll basically never need to produce vosotros forms in daily life.")
+    assert certs == []
+
+
+def test_a_denied_skill_is_met_by_one_presumed() -> None:
+    certs = run([("user", "I'm 29 and I never learned to swim."),
+                 ("assistant", "Adult classes are common."), ("user", "What should I practise?"),
+                 ("assistant", "Because you learned to swim as a kid, focus on breathing.")])
+    assert [(c.detector, c.conflicts_with) for c in certs] == [("user_fact", 0)]
+
+
 def test_a_word_of_something_said_without_a_denial_is_not_the_whole() -> None:
     """Only after a negation: "I know a word of Spanish" does not say "I know Spanish"."""
     certs = run([("user", "I know a word of Spanish from school."),

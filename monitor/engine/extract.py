@@ -694,7 +694,11 @@ class _ClaimEmitter:
         for prep, pobj in _preps(head):
             self.add(predicate, prep, pobj, negated)
         if not objects and not _preps(head) and predicate != "be":
-            self.add(predicate, "", None, negated)
+            # "never need to produce vosotros forms": what is needed is the clause's verb,
+            # so it meets "need to create immersion" on no shared object
+            clause = next((c for c in head.children
+                           if c.dep_ in {"xcomp", "ccomp"} and c.pos_ in {"VERB", "AUX"}), None)
+            self.add(predicate, "", clause, negated)
 
     def attributes(self, obj_token: Any) -> None:
         """ "The hotel has an indoor pool" also says the pool is indoor."""
