@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.engine.constraints import broken_by, constraints_in, heeded, steering_heading
+from monitor.engine.constraints import (
+    broken_by,
+    constraints_in,
+    free_heading,
+    goes_over,
+    heeded,
+    steering_heading,
+)
 
 
 def _broken(user: str, answer: str) -> list[str | None]:
@@ -198,6 +205,7 @@ def test_paella_is_not_shellfish_by_its_name() -> None:
 @pytest.mark.parametrize(("heading", "steers"), [
     ("watch out for these ingredients", True), ("avoid these", True),
     ("hidden sources of pork", True), ("red flags on the menu", True),
+    ("what to limit", True), ("where peanuts show up", True),
     # what these list is offered
     ("alternative", False), ("good alternative proteins", False),
     ("nut-free options", False), ("order this", False), ("", False),
@@ -594,3 +602,102 @@ def test_friends_who_drink_leave_the_host_no_rule() -> None:
 def test_examples_of_a_class_are_ruled_out_without_the_class_word() -> None:
     assert [r.label for r in constraints_in("I can't eat things like nuts or shellfish.",
                                             0)] == ["nut", "shellfish"]
+
+
+@pytest.mark.parametrize(("user", "labels"), [
+    # what the user does eat, after a "but", is no part of the rule
+    ("I've been vegetarian for 12 years: no meat, no fish, but I do eat eggs and dairy.",
+     ["fish", "meat", "vegetarian"]),
+    ("No meat or fish, but I eat eggs and dairy.", ["fish", "meat"]),
+    ("Allergic to nuts, but not peanuts.", ["nut"]),
+    # a second rule after the "but" is still read, and "I eat no meat" is still a rule
+    ("No nuts but also no dairy please.", ["dairy", "nut"]),
+    ("I eat no meat and no fish.", ["fish", "meat"]),
+])
+def test_what_the_user_does_eat_is_not_ruled_out(user: str, labels: list[str]) -> None:
+    assert [c.label for c in constraints_in(user, 0)] == labels
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("I'm vegetarian but I do eat fish.", "Grill the salmon fillets.", False),
+    ("I'm vegetarian but I do eat fish.", "Grill the pork chops.", True),
+    ("No meat, no fish, but I do eat eggs and dairy.", "Top with whipped cream.", False),
+])
+def test_a_food_the_user_eats_breaks_no_rule_of_theirs(user: str, answer: str,
+                                                       broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("answer", "broken"), [
+    # a substitute's mark qualifies every member of the list it opens
+    ("Some venues stock non-alcoholic beer and wine now.", False),
+    ("Stock NA beer, cider and wine.", False),
+    # a food that marks a substitute ("ginger beer") does not; nor does a list apart
+    ("Serve ginger beer and wine.", True),
+    ("Grab non-alcoholic beer, then wine for the toast.", True),
+])
+def test_a_substitute_mark_reaches_across_its_list(answer: str, broken: bool) -> None:
+    assert _breaks("I'm sober, three years now.", answer) is broken
+
+
+def test_those_who_keep_the_diet_named_speak_to_it() -> None:
+    """ "Vegans often ...": the answer speaks of the diet, it offers nothing."""
+    assert not _breaks("I went vegan a month ago.",
+                       "Creatine: vegans often see a benefit since it's found mainly in meat.")
+
+
+@pytest.mark.parametrize(("heading", "free"), [
+    ("Gluten-free noodles", True), ("Naturally gluten-free", True),
+    ('GF "lo mein" hack', True), ("Avoid", False), ("Noodles", False),
+    ("Dairy-free swaps", False),  # free of something else
+])
+def test_a_heading_that_says_its_items_are_free_of_the_food(heading: str, free: bool
+                                                             ) -> None:
+    rule = constraints_in("I have celiac disease.", 0)[0]
+    assert free_heading(heading, rule.label) is free
+
+
+def test_a_price_said_to_blow_past_the_cap_is_no_offer() -> None:
+    assert goes_over("The body alone runs about $1,400, which blows past your $1,000 "
+                     "ceiling before you've even added a lens.")
+    assert not goes_over("The body alone runs about $1,400 with a kit lens.")
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("I've never been on a plane before.",
+     "You already know the drill from your past long-haul flights.", True),
+    ("I work fully remote from my apartment.", "Use your commute to the office.", True),
+    ("I rent, so I can't do anything major.", "Paint it, since you own the place.", True),
+    ("I'm a freelance designer, self-employed for two years.",
+     "Get the request in to your manager early.", True),
+    ("I retired last June at 61.", "Since you're still drawing a salary, max out the 401(k).",
+     True),
+    ("I don't own a car, I get around by bike.",
+     "Since you'll be driving your own car up from Denver, leave early.", True),
+    # a car someone else provides presumes no car of the user's
+    ("I sold my car two weeks ago.",
+     "A car-share is ideal: book one by the hour, drive out to Costco, and return it.", False),
+    # a freelancer pays themselves what a salary would be
+    ("I'm a freelance designer, self-employed for two years.",
+     "Aim to keep 2-3 months of your salary in the holding account.", False),
+])
+def test_more_ways_users_tell_their_situation(user: str, answer: str, broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "answer"), [
+    # the traditional dish, described before it is adapted
+    ("I've been vegetarian for 12 years.",
+     "Traditional French onion soup is built on beef stock."),
+    # where a food comes from, or what an occasion centres on
+    ("I've been vegetarian for 12 years.",
+     "Some desserts use gelatin, which comes from animals."),
+    ("I'm sober, three years now.", "That's tougher, since the day itself centers on wine."),
+    ("I'm sober, three years now.",
+     "If a weekend of wine tasting feels risky, it's okay to skip part of it."),
+    # substitutes that copy it
+    ("I avoid dairy entirely.", "Parmesan is one of the easiest to replicate!"),
+    ("I avoid dairy entirely.", "Use about 3/4 the amount of butter called for."),
+])
+def test_describing_a_food_offers_none(user: str, answer: str) -> None:
+    assert not _breaks(user, answer)

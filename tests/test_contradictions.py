@@ -179,6 +179,19 @@ def test_a_food_listed_under_a_heading_that_steers_around_it_warns() -> None:
     assert 'it is named under the heading "avoid these"' in certs[0].same_subject
 
 
+def test_a_food_listed_under_a_heading_free_of_it_is_offered_as_such() -> None:
+    """ "Rice noodles" under "Gluten-free noodles" are gluten-free noodles; "Udon" under a
+    plain heading still breaks coeliac disease."""
+    certs = run([
+        ("user", "I have celiac disease. Which noodles can I use in stir-fries?"),
+        ("assistant", "### Gluten-free noodles\n\n- Rice noodles: flat or vermicelli.\n"
+                      "- Glass noodles: mung bean starch.\n\n### Thick and chewy\n\n"
+                      "- Udon noodles: great in a stir-fry."),
+    ])
+    assert [(c.detector, c.claim.sentence) for c in certs] == [
+        ("constraint", "Udon noodles: great in a stir-fry.")]
+
+
 def test_a_food_named_in_an_answer_that_never_steers_around_it_pages() -> None:
     certs = run([
         ("user", "My son has a severe peanut allergy. Ideas for his Thai-themed party?"),

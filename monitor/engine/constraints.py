@@ -55,6 +55,7 @@ class _Tables:
     not_after_no: frozenset[str]
     other_food_after: frozenset[str]
     substitute_marks: dict[str, frozenset[str]]
+    substitute_carried: re.Pattern[str]
     narrowing: frozenset[str]
     narrowed_members: dict[str, tuple[str, ...]]
     narrowed_words: frozenset[str]
@@ -123,7 +124,7 @@ def tables() -> _Tables:
         openers=re.compile(
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
                                                                     reverse=True))
-            + r")\s+([^.;:!?()—–]+?)(?=\s-\s|[.;:!?()—–]|$)", re.I),
+            + r")\s+([^.;:!?()—–]+?)(?=\s-\s|[.;:!?()—–]|\s+but\b|$)", re.I),
         closers=re.compile(
             r"(?<![\w-])([\w-]+(?:\s+[\w-]+){0,3})\s+(?:"
             + "|".join(re.escape(c) for c in config["exclusions"]["closers"])
@@ -133,6 +134,8 @@ def tables() -> _Tables:
         other_food_after=frozenset(config["other_food_after"]["words"]),
         substitute_marks={mark: frozenset(groups)
                           for mark, groups in config["substitute_marks"].items()},
+        substitute_carried=re.compile(r"(?<![\w-])(" + "|".join(
+            re.escape(w) for w in config["substitute_carried"]["words"]) + ")", re.I),
         narrowing=frozenset(config["narrowing"]["words"]),
         narrowed_members={k: tuple(v) for k, v in config["narrowed_members"].items()},
         narrowed_words=frozenset(w for v in config["narrowed_members"].values() for w in v),
@@ -240,7 +243,10 @@ def _plain(text: str) -> str:
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/|\bincluding\b|\bsuch\s+as\b|\blike\b",
                           re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore|for|until|"
-                       r"till|completely|entirely|altogether)\b.*$", re.I)
+                       r"till|completely|entirely|altogether|but|although|however|whereas)\b.*$",
+                       re.I)
+"""Where an exclusion's words end: "no meat, no fish, but I do eat eggs and dairy" rules
+out no dairy."""
 _FIRST_PERSON = re.compile(
     r"\b(i|i'm|im|i've|me|my|we|we're|our|(?-i:us|Us)|she|she's|he|he's|they|they're|her|his|"
     r"their|son|daughter|wife|husband|partner|kids|child|children)\b", re.I)
@@ -357,6 +363,13 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         words = match.group(1).split()
         group = _group_named(words)
         allowed |= t.members[group] if group is not None else {_singular(words[-1])}
+    for match in _EATEN.finditer(lower):  # "but I do eat eggs and dairy"
+        if match.group(1).split()[0] in _NOT_EATEN:
+            continue  # "I eat no meat"
+        for chunk in _CHUNK_SPLIT.split(match.group(1)):
+            words = chunk.split()
+            group = _group_named(words) if 0 < len(words) <= 2 else None
+            allowed |= t.members[group] if group is not None else set()
     return [Constraint(turn, sentence, label, tuple(sorted(words - allowed)),
                        within.get(label, ()))
             for label, words in sorted(found.items()) if words - allowed]
@@ -472,6 +485,10 @@ def goes_over(sentence: str) -> bool:
 _ALLOWED = re.compile(r"(?<![\w-])([\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:ok|okay|fine|"
                       r"allowed|safe)(?![\w-])", re.I)
 """A food the user allows in the same sentence: "allergic to tree nuts (peanuts are ok)"."""
+_EATEN = re.compile(r"\b(?:i|we)\s+(?:(?:do|still|also|happily|can)\s+)*(?:eat|drink)\s+"
+                    r"([^.;:!?()—–]+)", re.I)
+"""What the user says they do eat in the same sentence: "vegetarian, but I do eat fish"."""
+_NOT_EATEN = frozenset({"no", "nothing", "none", "any", "little", "less", "fewer", "very"})
 
 
 def broken_by(sentence: str, constraint: Constraint) -> str | None:
@@ -579,6 +596,17 @@ def steering_heading(context: str) -> bool:
     return bool(tables().avoiding_headings.search(_plain(context.lower())))
 
 
+def free_heading(context: str, label: str) -> bool:
+    """The heading says what stands under it is free of what the constraint names
+    ("Gluten-free noodles", "Naturally gluten-free", "GF swaps"): its items are offered as
+    such ("Rice noodles", "Glass noodles"), not as what the user ruled out."""
+    named = _label_words(label)
+    lower = _plain(context.lower())
+    return named is not None and any(
+        lower[m.end():m.end() + 5] in {"-free", " free"} or lower[m.end():m.end() + 6] == "s-free"
+        or m.group(0) == "gf" for m in named.finditer(lower))
+
+
 def _steers(lower: str) -> bool:
     return bool(tables().avoiding.search(lower) or _FREE_OF.search(lower))
 
@@ -615,11 +643,16 @@ _REPLACED_BY = re.compile(r"\s*(?:→|->|=>|⇒)")
 _QUOTES = frozenset({'"', "'", "\u201c", "\u201d", "\u2018"})
 """Marks around a word that name it rather than offer it: 'any "bacon" or sausages'."""
 _TWO_BEFORE = re.compile(r"(?:([\w%.-]+)\s+)?([\w%.-]+)\s+$")
+_LISTED_AFTER = re.compile(r"\s+[\w-]+(?:\s+[\w-]+)?(?:\s*,\s*[\w-]+(?:\s+[\w-]+)?)*"
+                           r"(?:\s*,\s*|\s*,?\s+(?:and|or|&)\s+)")
+"""The rest of a list that ends right before a food, after its first word: a mark there
+may qualify every member ("non-alcoholic beer and wine", "GF bread, pasta or crackers")."""
 
 
 def _said(lower: str, label: str) -> bool:
-    """The sentence names the diet, hyphenated or not ("halal-certified", "vegan")."""
-    return re.search(rf"\b{re.escape(label)}\b", lower) is not None
+    """The sentence names the diet, hyphenated or not ("halal-certified", "vegan"), or
+    those who keep it ("Vegans often ...")."""
+    return re.search(rf"\b{re.escape(label)}s?\b", lower) is not None
 
 
 def _substitute(lower: str, start: int, word: str, label: str) -> bool:
@@ -627,12 +660,14 @@ def _substitute(lower: str, start: int, word: str, label: str) -> bool:
     rule the food belongs to (`substitute_marks`): "NA sparkling wine" breaks no sobriety,
     "turkey bacon" no halal diet, but a vegetarian one still (bacon is also meat)."""
     t = tables()
-    before = _TWO_BEFORE.search(lower, max(0, start - 60), start)
-    if before is None:
-        return False
-    marks = [before.group(2)]
-    if before.group(1) and before.group(2) not in cues.stop_words():
-        marks.append(before.group(1))  # "NA sparkling wine"; not "ginger and beer"
+    window = max(0, start - 60)
+    marks = [m.group(1) for m in t.substitute_carried.finditer(lower, window, start)
+             if _LISTED_AFTER.fullmatch(lower, m.end(), start)]  # "NA beer and wine"
+    before = _TWO_BEFORE.search(lower, window, start)
+    if before is not None:
+        marks.append(before.group(2))
+        if before.group(1) and before.group(2) not in cues.stop_words():
+            marks.append(before.group(1))  # "NA sparkling wine"; not "ginger and beer"
     groups = {g for g in (t.diets.get(label) or (label,)) if word in t.members.get(g, ())}
     return bool(groups) and any(groups <= t.substitute_marks.get(m, frozenset())
                                 for m in marks)

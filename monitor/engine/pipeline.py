@@ -57,6 +57,7 @@ from monitor.engine.constraints import (
     cancels_someone,
     cap_lifted,
     explanation,
+    free_heading,
     goes_over,
     heeded,
     is_situation,
@@ -1056,8 +1057,9 @@ class Engine:
                 word = broken_by(sentence, rule) if stated or situation else None
                 if word is None or (sentence, rule.turn, word.lower()) in found or (
                         state.changed_between(rule.turn, turn, topic_words(rule.label),
-                                              min_shared=1)):
-                    continue
+                                              min_shared=1)) or (
+                        not situation and free_heading(context, rule.label)):
+                    continue  # under "Gluten-free noodles", "Rice noodles" is one
                 if rule not in heeding:
                     heeding[rule] = heeded((s[:bounds.SENTENCE_CHARS] for s, _ in asserted),
                                            rule)
