@@ -701,3 +701,38 @@ def test_more_ways_users_tell_their_situation(user: str, answer: str, broken: bo
 ])
 def test_describing_a_food_offers_none(user: str, answer: str) -> None:
     assert not _breaks(user, answer)
+
+
+def test_a_relative_clause_that_denies_something_else_steers_around_nothing() -> None:
+    """ "bits that don't crumble" denies nothing of the chicken; ", so they aren't safe"
+    does."""
+    user = "Our lab Juno is allergic to chicken."
+    assert _breaks(user, "Freeze-dried chicken breast is the gold standard, and you can "
+                         "break it into bits that don't crumble in a pouch.")
+    assert not _breaks(user, "Most jerky treats are chicken, so they aren't safe for her.")
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("My lease says absolutely no holes in the walls.",
+     "A floating shelf anchored into the studs with 3-inch screws holds 40 lbs.", True),
+    ("My lease says absolutely no holes in the walls.",
+     "Use adhesive strips instead of wall anchors.", False),
+    ("My lease says absolutely no holes in the walls.",
+     "Tension rods need no drilling at all.", False),
+    ("I use a manual wheelchair, so steps are a real issue.",
+     "The climb up North Berwick Law is steep but short.", True),
+])
+def test_holes_in_a_rented_wall_and_a_climb_for_a_wheelchair(user: str, answer: str,
+                                                              broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "labels"), [
+    # a school described is no rule of the school's
+    ("St Mary's: rated outstanding, 1.8 miles, no breakfast club but after school club "
+     "till 6.", []),
+    ("no jumping for now, doctor's orders", ["jump"]),
+    ("My physio says no running for six weeks.", ["run"]),
+])
+def test_a_rule_giver_named_as_the_rules_source(user: str, labels: list[str]) -> None:
+    assert [c.label for c in constraints_in(user, 0)] == labels

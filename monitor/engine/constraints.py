@@ -315,7 +315,11 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         opener, rest = match.group(1), _TRAILING.sub("", match.group(2))
         loose = opener in _LOOSE_OPENERS
         # "no jumping please"; "physio says no running", "my landlord: no drilling"
-        ruled = "please" in lower or bool(t.rule_givers.search(lower))
+        # the one who set it before the rule ("physio says no running"), or after it as
+        # the rule's source ("no nuts (school rule)"); not "no breakfast club but after
+        # school club", a school described
+        ruled = "please" in lower or bool(t.rule_givers.search(lower, 0, match.start())) or any(
+            _GIVER_SOURCE.match(lower, m.end()) for m in t.rule_givers.finditer(lower))
         if loose and not (ruled or _FIRST_PERSON.search(text)):
             continue  # "no problem", a bare "no" answer: not a rule the user set
         place = _PLACE.search(rest)  # "no drilling, screws or nails in the walls"
@@ -376,6 +380,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
 
 
 _QUANTIFIERS = frozenset({"no", "any", "anything", "all", "more", "other"})
+_GIVER_SOURCE = re.compile(r"'?s?\s+(?:rule|rules|policy|says|said|insists|orders)\b")
 _CARRYING = frozenset({"or", "and", "nor", "/"})
 """Separators a qualifier reaches across ("raw or undercooked fish or meat"); not a comma
 of a list, nor "like" or "including" before examples of a class."""
@@ -538,10 +543,11 @@ _OTHER_DOER = re.compile(r"\b(?:he|she|they|someone|somebody|(?:your|a|the)\s+(?
 """Someone else does what the user does not: "your husband can drive you both"."""
 
 
-_BACK_NEGATED = re.compile(r"\b(?:they|it|these|those|this|that)(?:'re|'s|\s+(?:are|is|were|"
+_BACK_NEGATED = re.compile(r"(?:[,;:(—–]\s*|\b(?:so|and|but|because|since|as|though)\s+)"
+                           r"(?:they|it|these|those|this|that)(?:'re|'s|\s+(?:are|is|were|"
                            r"was|do|does|will|would|can|could|should))?\s*(?:not\b|n't\b|never\b)")
 """A later clause that denies something of what came before: "..., so they aren't
-vegan", "so it's not safe"."""
+vegan", "so it's not safe"; not a relative "that" ("bits that don't crumble")."""
 
 
 def _negated_around(lower: str, match: re.Match[str]) -> bool:

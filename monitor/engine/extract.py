@@ -696,8 +696,7 @@ class _ClaimEmitter:
         if not objects and not _preps(head) and predicate != "be":
             # "never need to produce vosotros forms": what is needed is the clause's verb,
             # so it meets "need to create immersion" on no shared object
-            clause = next((c for c in head.children
-                           if c.dep_ in {"xcomp", "ccomp"} and c.pos_ in {"VERB", "AUX"}), None)
+            clause = next((c for c in head.children if c.dep_ in {"xcomp", "ccomp"}), None)
             self.add(predicate, "", clause, negated)
 
     def attributes(self, obj_token: Any) -> None:
