@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from monitor.engine.constraints import (
+    asked_for,
     broken_by,
     constraints_in,
+    denying_heading,
     free_heading,
     goes_over,
     heeded,
@@ -736,3 +738,42 @@ def test_holes_in_a_rented_wall_and_a_climb_for_a_wheelchair(user: str, answer: 
 ])
 def test_a_rule_giver_named_as_the_rules_source(user: str, labels: list[str]) -> None:
     assert [c.label for c in constraints_in(user, 0)] == labels
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("I went vegan six months ago.",
+     "Guanciale → crispy smoked tofu or king oyster mushroom lardons", False),
+    ("I went vegan six months ago.", "Egg yolks → a silky sauce of silken tofu", False),
+    ("I went vegan six months ago.", "Add the oysters and simmer.", True),
+    # a team, like a school or a wedding, can be peanut-free
+    ("Heads up, the team is peanut-free because two girls have peanut allergies.",
+     "Serve with a quick peanut dipping sauce.", True),
+    # a comma and a new clause end the exclusion
+    ("I grow organically, no synthetic sprays, we have a toddler and free-range chickens.",
+     "Feed the aphid-covered leaves to the chickens.", False),
+    ("I live in a studio with no outdoor space at all, not even a balcony.",
+     "Move the pots out onto your balcony.", True),
+    ("I'm doing it on my own, no club, no coach, just an app.",
+     "Mention it to your coach at your next session.", True),
+    ("Nonstop only, I am not doing a layover with a 2-year-old.",
+     "The American itinerary connects through Dallas and saves $200.", True),
+    ("I only fly direct.", "Avoid itineraries that connect through Dallas.", False),
+])
+def test_names_lists_and_clauses_of_what_is_ruled_out(user: str, answer: str,
+                                                      broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_what_the_users_question_names_is_what_they_asked_for() -> None:
+    prompt = "I don't drink. Any wineries that are actually fun for a non-drinker?"
+    assert asked_for("winery", prompt) == "Any wineries that are actually fun for a non-drinker?"
+    assert asked_for("wine", prompt) is None
+    assert asked_for("peanut", "My son has a peanut allergy. Ideas for his party?") is None
+
+
+@pytest.mark.parametrize(("heading", "denies"), [
+    ("What you don't need anymore", True), ("No more trips to the pump", True),
+    ("What Tesla recommends", False), ("", False),
+])
+def test_a_heading_that_denies_what_stands_under_it(heading: str, denies: bool) -> None:
+    assert denying_heading(heading) is denies

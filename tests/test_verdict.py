@@ -268,6 +268,10 @@ def test_labelled_items_with_different_labels_are_different_things() -> None:
     assert not labels_differ("Lentil dal: quick.", "Dal: takes two hours.")  # shared word
     assert not labels_differ("Note: the museum is open.", "Tip: the museum is closed.")
     assert not labels_differ("The museum is open.", "Hours: the museum is closed.")
+    # a dash sets a label off as a colon does
+    assert labels_differ("Picnic lunch — sandwiches, fruit, cookies as a reward",
+                         "Arts & crafts mornings: painting rocks, bird feeders.")
+    assert not labels_differ("Picnic lunch — sandwiches", "Picnic dinner — soup")
 
 
 def test_a_subjectless_item_is_compared_only_under_its_own_heading() -> None:

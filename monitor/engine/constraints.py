@@ -54,6 +54,7 @@ class _Tables:
     not_a_rule: re.Pattern[str]
     not_after_no: frozenset[str]
     other_food_after: frozenset[str]
+    other_food_before: frozenset[str]
     substitute_marks: dict[str, frozenset[str]]
     substitute_carried: re.Pattern[str]
     narrowing: frozenset[str]
@@ -132,6 +133,7 @@ def tables() -> _Tables:
         not_a_rule=word_pattern(tuple(config["exclusions"]["closer_not_a_rule"])),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
+        other_food_before=frozenset(config["other_food_before"]["words"]),
         substitute_marks={mark: frozenset(groups)
                           for mark, groups in config["substitute_marks"].items()},
         substitute_carried=re.compile(r"(?<![\w-])(" + "|".join(
@@ -312,7 +314,7 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         thing = re.sub(r"\s+", " ", next(g for g in match.groups() if g))
         found.setdefault(f"no {thing}", set()).update(t.possessions[thing])
     for match in t.openers.finditer(lower):
-        opener, rest = match.group(1), _TRAILING.sub("", match.group(2))
+        opener, rest = match.group(1), _TRAILING.sub("", _NEW_CLAUSE.sub("", match.group(2)))
         loose = opener in _LOOSE_OPENERS
         # "no jumping please"; "physio says no running", "my landlord: no drilling"
         # the one who set it before the rule ("physio says no running"), or after it as
@@ -379,6 +381,10 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             for label, words in sorted(found.items()) if words - allowed]
 
 
+_NEW_CLAUSE = re.compile(r",\s*(?:and\s+|so\s+|since\s+|because\s+|as\s+)?(?:i|i'm|i've|we|we're|"
+                         r"we've|she|she's|he|he's|they|they're|my|our|it's|there's)\b.*$")
+"""A new clause after a comma ends an exclusion: "no synthetic pesticides or herbicides,
+we have a toddler and free-range chickens" rules out no chickens."""
 _QUANTIFIERS = frozenset({"no", "any", "anything", "all", "more", "other"})
 _GIVER_SOURCE = re.compile(r"'?s?\s+(?:rule|rules|policy|says|said|insists|orders)\b")
 _CARRYING = frozenset({"or", "and", "nor", "/"})
@@ -521,6 +527,9 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
             if before is not None and before.group(1) in t.other_food_after and (
                     word not in t.narrowed_words):
                 continue  # "coconut milk"; but "tuna sashimi" is raw fish
+            after = _WORD_AFTER.match(lower, match.end())
+            if after is not None and after.group(1) in t.other_food_before:
+                continue  # "king oyster mushrooms" are no shellfish
             if _substitute(lower, match.start(), word, constraint.label) or (
                     lower[match.start() - 1:match.start()] in _QUOTES
                     and lower[match.end():match.end() + 1] in _QUOTES) or (
@@ -613,6 +622,25 @@ def free_heading(context: str, label: str) -> bool:
         or m.group(0) == "gf" for m in named.finditer(lower))
 
 
+def asked_for(word: str, prompt: str) -> str | None:
+    """The user's question that names what the answer offers ("Any wineries that are
+    actually fun for a non-drinker?"), if any: the answer may give what was asked for,
+    a doubt. Questions only: the turn that set the rule names it too."""
+    named = [_singular(w) for w in re.findall(r"[\w'-]+", _plain(word.lower()))]
+    for question in re.findall(r"[^.!?\n]*\?", _plain(prompt)):
+        asked = {_singular(w) for w in re.findall(r"[\w'-]+", question.lower())}
+        if named and all(w in asked for w in named):
+            return question.strip()
+    return None
+
+
+def denying_heading(context: str) -> bool:
+    """The heading denies what stands under it ("What you don't need anymore", "No more
+    trips to the pump"): an electric car's list of oil changes and spark plugs there
+    presumes nothing of the user."""
+    return bool(tables().negations.search(_plain(context.lower())))
+
+
 def _steers(lower: str) -> bool:
     return bool(tables().avoiding.search(lower) or _FREE_OF.search(lower))
 
@@ -640,12 +668,14 @@ def _label_words(label: str) -> re.Pattern[str] | None:
 
 
 _WORD_BEFORE = re.compile(r"([\w-]+)\s+$")
+_WORD_AFTER = re.compile(r"\s+([\w-]+)")
 """The word right before a match ("coconut" of "coconut milk")."""
 _NAMED = re.compile(r"[A-Z]")
 """A capital inside a sentence: an activity's word there is part of a name ("Slea Head
 Drive", "Ocean Drive"); foods keep their capitals in menus ("Chicken Satay") and stay."""
-_REPLACED_BY = re.compile(r"\s*(?:→|->|=>|⇒)")
-"""An arrow after a food replaces it: "Milk → unsweetened oat or soy milk"."""
+_REPLACED_BY = re.compile(r"(?:\s+[\w-]+){0,2}\s*(?:→|->|=>|⇒)")
+"""An arrow after a food, or after the rest of its name, replaces it: "Milk → unsweetened
+oat or soy milk", "Egg yolks → silken tofu"."""
 _QUOTES = frozenset({'"', "'", "\u201c", "\u201d", "\u2018"})
 """Marks around a word that name it rather than offer it: 'any "bacon" or sausages'."""
 _TWO_BEFORE = re.compile(r"(?:([\w%.-]+)\s+)?([\w%.-]+)\s+$")

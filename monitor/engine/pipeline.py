@@ -51,11 +51,13 @@ from monitor.engine import (
 from monitor.engine.claims import claims_from_extraction
 from monitor.engine.constraints import (
     Constraint,
+    asked_for,
     binding,
     binds_answer,
     broken_by,
     cancels_someone,
     cap_lifted,
+    denying_heading,
     explanation,
     free_heading,
     goes_over,
@@ -1058,8 +1060,10 @@ class Engine:
                 if word is None or (sentence, rule.turn, word.lower()) in found or (
                         state.changed_between(rule.turn, turn, topic_words(rule.label),
                                               min_shared=1)) or (
-                        not situation and free_heading(context, rule.label)):
-                    continue  # under "Gluten-free noodles", "Rice noodles" is one
+                        free_heading(context, rule.label) if not situation
+                        else denying_heading(context)):
+                    continue  # under "Gluten-free noodles", "Rice noodles" is one; under
+                    # "What you don't need anymore", "Oil changes" is no presumption
                 if rule not in heeding:
                     heeding[rule] = heeded((s[:bounds.SENTENCE_CHARS] for s, _ in asserted),
                                            rule)
@@ -1068,10 +1072,13 @@ class Engine:
                 prior = sentence_fact(rule.sentence, "", "user", rule.turn, rule.label)
                 # "What to skip" warns of foods; it does not make "your previous trip" any
                 # less of a presumption
+                asked = None if situation else asked_for(word, prompt)
                 doubt = (f'it is named under the heading "{context}"'
                          if steering_heading(context) and not situation
                          else f'the answer steers around it elsewhere: "{steering}"'
-                         if steering is not None else None)
+                         if steering is not None
+                         else f'the user asked for it: "{asked}"' if asked is not None
+                         else None)
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence, claim, prior,
                     explanation(word, rule.label), doubt=doubt), 1.0)
@@ -1254,9 +1261,9 @@ def _normal(sentence: str) -> str:
     return _NON_WORD.sub(" ", sentence.lower()).strip()
 
 
-_RECOMMENDING_IF = re.compile(r"\W*if\s+i\s+were\b", re.I)
-"""A conditional that recommends ("If I were buying for your room, I'd go for ..."): what
-it prices is offered."""
+_RECOMMENDING_IF = re.compile(r"\W*if\s+i\s+(?:were|had\s+to|could\s+only)\b", re.I)
+"""A conditional that recommends ("If I were buying for your room, I'd go for ...", "If I
+had to pick one, I'd go with ..."): what it prices is offered."""
 
 
 def _user_caps(state: ConversationState, turn: int

@@ -235,7 +235,8 @@ def elided_subject(sentence: str, subjects: Sequence[str]) -> bool:
 
 _NAME_WORDS = 4
 """The most words of a label that names a thing ("Thai green curry")."""
-_LABELLED = re.compile(r"^\W*([^:.!?]{1,40}?)\W*:\s+\S")
+_LABELLED = re.compile(r"^\W*([^:.!?—–]{1,40}?)(?:\W*:|\s+[—–])\s+\S")
+"""A short label before a colon or a dash: "Thai green curry: ...", "Picnic lunch — ..."."""
 
 
 def labels_differ(sentence: str, prior: str) -> bool:
