@@ -777,3 +777,13 @@ def test_what_the_users_question_names_is_what_they_asked_for() -> None:
 ])
 def test_a_heading_that_denies_what_stands_under_it(heading: str, denies: bool) -> None:
     assert denying_heading(heading) is denies
+
+
+@pytest.mark.parametrize(("answer", "broken"), [
+    ("Northern lights tours leave Reykjavík in the evening and drive to clear skies.", False),
+    ("Most tour companies will drive you to the glacier.", False),
+    ("Tours leave at 9, but you drive yourself to the meeting point.", True),
+    ("Drive the Golden Circle in a day.", True),
+])
+def test_others_who_drive_are_not_the_user(answer: str, broken: bool) -> None:
+    assert _breaks("I'm visiting Iceland in September but I don't drive.", answer) is broken

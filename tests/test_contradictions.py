@@ -511,6 +511,22 @@ def test_what_is_needed_is_the_clause_after_need() -> None:
     assert certs == []
 
 
+def test_sure_of_one_thing_is_not_sure_of_another() -> None:
+    certs = pair("Always buy car seats new (or from someone you trust completely), since you "
+                 "can't be sure a used one hasn't been in an accident.",
+                 "Buy a used stroller and a new infant car seat, and make sure they're "
+                 "compatible or that adapters are available.")
+    assert certs == []
+
+
+def test_what_a_condition_says_happens_is_not_asserted() -> None:
+    """ "if a new weight makes your form break down": the breakdown is the condition's."""
+    certs = pair("It should feel like work, and your form shouldn't break down.",
+                 "Still, if a new weight makes your form break down, go back to the previous "
+                 "one for another week.")
+    assert certs == []
+
+
 def test_a_denied_skill_is_met_by_one_presumed() -> None:
     certs = run([("user", "I'm 29 and I never learned to swim."),
                  ("assistant", "Adult classes are common."), ("user", "What should I practise?"),

@@ -541,6 +541,9 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
                     t.preferred_over.search(lower, max(0, match.start() - 40),
                                             match.start())):
                 continue  # "use mushrooms rather than beef": what stands after is avoided
+            if activity and _THIRD_PARTY_LEAD.match(lower) and not cues.addresses_user(
+                    lower, match.start()):
+                continue  # "Northern lights tours leave at 9 and drive to clear skies"
             return sentence[match.start():match.end()]
     return None
 
@@ -550,6 +553,13 @@ _OTHER_DOER = re.compile(r"\b(?:he|she|they|someone|somebody|(?:your|a|the)\s+(?
                          r"brother|sister|boyfriend|girlfriend|guests?|kids|children|"
                          r"driver|taxi|cab))\s+(?:(?:can|could|will|would|should|might|may)\s+)?$")
 """Someone else does what the user does not: "your husband can drive you both"."""
+
+
+_THIRD_PARTY_LEAD = re.compile(r"\W*(?:[\w'-]+\s+){0,3}?(?:tours?|buses|coaches|shuttles?|drivers?|"
+                               r"guides?|operators?|companies|trains?|ferries|airlines?|"
+                               r"locals|taxis?|cabs?)\s+(?!you\b)")
+"""A sentence whose subject is someone else who does the activity: "Northern lights tours
+leave Reykjavík in the evening and drive to wherever skies are clearest"."""
 
 
 _BACK_NEGATED = re.compile(r"(?:[,;:(—–]\s*|\b(?:so|and|but|because|since|as|though)\s+)"

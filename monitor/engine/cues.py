@@ -142,6 +142,14 @@ def speaks_of_self(sentence: str) -> bool:
     return bool(_FIRST_PERSON.search(sentence))
 
 
+_SECOND_PERSON = re.compile(r"\byou\b", re.I)
+
+
+def addresses_user(text: str, end: int | None = None) -> bool:
+    """A "you" in the text (before `end`): the sentence puts the user in it."""
+    return _SECOND_PERSON.search(text, 0, len(text) if end is None else end) is not None
+
+
 def answers_question(sentence: str) -> bool:
     """ "The answer is ...": what it says is about the question it answers."""
     return bool(_pattern("answer_frame").search(sentence))

@@ -373,6 +373,11 @@ def clause_modality(head: Any, modality: Modality) -> Modality:
     return own
 
 
+def _conditional(head: Any) -> bool:
+    """The clause is itself a condition ("if a new weight makes ...")."""
+    return any(c.dep_ == "mark" and c.lower_ in _HYPOTHETICAL_MARKS for c in head.children)
+
+
 def _is_negated(head: Any) -> bool:
     """ "not", "never", and a subject that is "neither X nor Y" or "no one"."""
     for c in head.children:
@@ -549,7 +554,9 @@ class RuleExtractor:
                 # a hedge on the main clause ("that would be Sydney") does not make its
                 # reason ("because Sydney is the capital") hypothetical; reported speech
                 # and conditionals are decided by the sub-clause's own markers
-                inherited: Modality = "reported" if own_modality == "reported" else modality
+                inherited: Modality = "reported" if own_modality == "reported" else (
+                    "hypothetical" if child.dep_ in {"ccomp", "xcomp"} and _conditional(head)
+                    else modality)  # "if a new weight makes your form break down"
                 self._clause(child, None, inherited, sentence, utt, out, importance * 0.7)
 
     def _measured_nouns(
@@ -680,8 +687,8 @@ class _ClaimEmitter:
         adj = item.lemma_.lower() if item.tag_ not in {"JJR", "JJS"} else item.lower_
         adj_neg = negated or _is_negated(item)
         preps = _preps(item) + _preps(head)
-        if not preps:
-            self.add(adj, "", None, adj_neg)
+        if not preps:  # "can't be sure a used one is safe": sure of what the clause says
+            self.add(adj, "", _clause_after(item), adj_neg)
         for prep, pobj in preps:
             self.add(adj, prep, pobj, adj_neg)
 
@@ -696,8 +703,7 @@ class _ClaimEmitter:
         if not objects and not _preps(head) and predicate != "be":
             # "never need to produce vosotros forms": what is needed is the clause's verb,
             # so it meets "need to create immersion" on no shared object
-            clause = next((c for c in head.children if c.dep_ in {"xcomp", "ccomp"}), None)
-            self.add(predicate, "", clause, negated)
+            self.add(predicate, "", _clause_after(head), negated)
 
     def attributes(self, obj_token: Any) -> None:
         """ "The hotel has an indoor pool" also says the pool is indoor."""
@@ -739,6 +745,12 @@ class _ClaimEmitter:
             object_type=obj_type, time_scope=self.scope, importance=self.importance,
             predicate=pred, prep=prep,
         ))
+
+
+def _clause_after(head: Any) -> Any | None:
+    """The clause a verb or an adjective takes as its object ("need to produce ...",
+    "sure that ..."), if any."""
+    return next((c for c in head.children if c.dep_ in {"xcomp", "ccomp"}), None)
 
 
 def _minimized(token: Any) -> Any:
