@@ -519,6 +519,19 @@ def test_sure_of_one_thing_is_not_sure_of_another() -> None:
     assert certs == []
 
 
+def test_two_things_named_with_clauses_of_their_own_are_not_claims() -> None:
+    """List items that name toys and diets ("Treat balls that drop kibble as she bats them
+    around") say nothing against each other, whatever the verifier reads (0.96)."""
+    certs = run([
+        ("user", "My cat's teeth are bad. What helps?"),
+        ("assistant", "- Dental diets like Hill's t/d, designed to scrub the teeth as she "
+                      "chews."),
+        ("user", "And to keep her busy?"),
+        ("assistant", "- Treat balls that drop kibble as she bats them around."),
+    ])
+    assert certs == []
+
+
 def test_what_a_condition_says_happens_is_not_asserted() -> None:
     """ "if a new weight makes your form break down": the breakdown is the condition's."""
     certs = pair("It should feel like work, and your form shouldn't break down.",

@@ -283,17 +283,27 @@ _FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
 
 def _says_something(sent: Any) -> bool:
     """A subject with its verb somewhere, or an imperative at the head: a claim, not a
-    list item or a label ("Apple slices with a squeeze of lemon", "2 tbsp maple syrup").
+    list item or a label ("Apple slices with a squeeze of lemon", "2 tbsp maple syrup"),
+    nor a noun phrase with clauses of its own.
 
     The small parser reads a day or a season before a finite verb as a time adverb
     ("Monday" in "Monday is one of the quietest days": npadvmod); there it is the subject.
     """
     root = sent.root
+    if root.pos_ in {"NOUN", "PROPN"}:
+        # a noun phrase names a thing, whatever its own clauses say of it ("Treat balls that
+        # drop kibble as she bats them around", "Dental diets, designed to scrub the teeth
+        # as she chews"); unless the parse hung a whole clause on its first noun ("The
+        # novel Dracula was written by ...": a subject of its own, not "that")
+        return any(c.dep_ in _SUBJECT_DEPS for c in root.children) or any(
+            g.dep_ in _SUBJECT_DEPS and g.lower_ not in _RELATIVE_PRONOUNS
+            for c in root.children if c.dep_ in {"relcl", "acl"} for g in c.children)
     return root.tag_ == "VB" or any(t.dep_ in _SUBJECT_DEPS for t in sent) or (
         root.tag_ in _FINITE_TAGS and any(c.dep_ == "npadvmod" and c.i < root.i
                                           for c in root.children))
 
 
+_RELATIVE_PRONOUNS = frozenset({"that", "which", "who", "whom", "whose"})
 _DASHES = frozenset({"—", "–", "--"})
 
 
