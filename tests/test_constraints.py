@@ -787,3 +787,38 @@ def test_a_heading_that_denies_what_stands_under_it(heading: str, denies: bool) 
 ])
 def test_others_who_drive_are_not_the_user(answer: str, broken: bool) -> None:
     assert _breaks("I'm visiting Iceland in September but I don't drive.", answer) is broken
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # glassware and the hour of cocktails are no drink; a veggie garden is no diet
+    ("We're having a dry wedding reception, no alcohol at all.",
+     "Fancy glassware: coupes and wine glasses make mocktails feel special.", False),
+    ("We're having a dry wedding reception, no alcohol at all.",
+     "Serve champagne at the toast.", True),
+    ("I've just cleared a sunny patch in my backyard for a veggie garden.",
+     "Possums and bush turkeys: use netting.", False),
+    ("I'm veggie.", "Add the bacon.", True),
+    # the traditional dish described before it is adapted
+    ("I eat halal, so no pork at all.",
+     "Carbonara, amatriciana, and ragù typically include pork but can be adapted.", False),
+    ("I garden strictly organic, no synthetic pesticides.",
+     "Spray a broad-spectrum synthetic insecticide like carbaryl (Sevin).", True),
+    ("I garden strictly organic, no synthetic pesticides.",
+     "Avoid synthetic insecticides like carbaryl: they kill the bees too.", False),
+    ("I'm left-handed, I write and throw left-handed.",
+     "That's the standard setup for a right-handed player like you.", True),
+    ("I rent a 2-bedroom apartment.", "As the owner, you're free to take it down.", True),
+    ("I've been freelancing for two years, no employer.",
+     "Bump your 401(k) up to the level that gets you the full employer match.", True),
+    ("I retired last spring at 66.",
+     "Keep contributing, especially if there's an employer match.", False),
+    ("We have no oven at all, just a two-burner cooktop.",
+     "Spread the peppers on a sheet pan and roast them at 425°F.", True),
+    ("I bought a used Tesla Model 3, my first EV.",
+     "Stretch your oil-change interval to 10,000 miles.", True),
+    ("I don't have a driver's license, so I'll rely on buses.",
+     "You'll be behind the wheel for about five hours.", True),
+])
+def test_what_users_tell_and_what_answers_presume(user: str, answer: str,
+                                                  broken: bool) -> None:
+    assert _breaks(user, answer) is broken

@@ -532,6 +532,21 @@ def test_two_things_named_with_clauses_of_their_own_are_not_claims() -> None:
     assert certs == []
 
 
+def test_a_light_verb_without_an_object_negates_nothing() -> None:
+    """ "Here you go" says nothing against "we never go out"."""
+    certs = run([("user", "She's been glutened at restaurants, so we never go out."),
+                 ("assistant", "Cooking at home is a great option."),
+                 ("user", "Any recipes?"),
+                 ("assistant", "Here you go: both are easy and safe with GF ingredients.")])
+    assert [c.detector for c in certs if c.detector in {"negation", "user_fact"}] == []
+
+
+def test_a_sentence_that_keeps_the_earlier_value_for_its_case_is_no_clash() -> None:
+    certs = pair("Charge to 100% the night before departure (fine for occasional road trips).",
+                 "Charge to 80% for daily use; 100% only for road trips.")
+    assert certs == []
+
+
 def test_what_a_condition_says_happens_is_not_asserted() -> None:
     """ "if a new weight makes your form break down": the breakdown is the condition's."""
     certs = pair("It should feel like work, and your form shouldn't break down.",

@@ -76,6 +76,7 @@ class _Tables:
     others_eat: re.Pattern[str]
     others_drink: re.Pattern[str]
     other_drink: re.Pattern[str]
+    not_a_diet_after: re.Pattern[str]
     rule_givers: re.Pattern[str]
     events: re.Pattern[str]
     preferred_over: re.Pattern[str]
@@ -167,6 +168,8 @@ def tables() -> _Tables:
         idioms=word_pattern(tuple(config["idioms"]["words"])),
         others_cancel=re.compile(config["others_cancel"]["pattern"], re.I),
         for_someone_else=re.compile(config["for_someone_else"]["pattern"], re.I),
+        not_a_diet_after=re.compile(r"\s+" + word_pattern(
+            tuple(config["not_a_diet_after"]["words"])).pattern, re.I),
         other_drink=re.compile(r"\s+" + word_pattern(
             tuple(config["other_drinks"]["words"])).pattern, re.I),
     )
@@ -305,7 +308,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         said = word_pattern((diet,)).search(lower)
         whose = _FIRST_PERSON.search(text) or t.self_openers.match(lower) or (
             diet.endswith("free") and t.events.search(lower))  # "the wedding is alcohol free"
-        if said and whose and not t.other_drink.match(lower, said.end()):  # "don't drink tea"
+        if said and whose and not t.other_drink.match(lower, said.end()) and not (
+                t.not_a_diet_after.match(lower, said.end())):  # "don't drink tea", "veggie garden"
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (set_by, breaks) in (*t.activities.items(), *t.situations.items()):
         if word_pattern(set_by).search(lower):  # "without a car", not "without a care"

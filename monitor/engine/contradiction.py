@@ -93,6 +93,8 @@ def _same_object(a: Fact, b: Fact) -> bool:
 
 
 def check_negation(new: Fact, old: Fact) -> str | None:
+    if not new.object and not old.object and lexicon.is_light_verb(new.relation):
+        return None  # "Here you go" / "we never go out"
     if new.relation == old.relation and _same_object(new, old) and new.negated != old.negated:
         return "negation"
     return None
@@ -157,6 +159,7 @@ def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
     counted against two spans ("per day" / "a week", "daily" / "weekly")."""
     if new.negated or old.negated or not new.object_text or not old.object_text:
         return None
+    clashes = []
     for a in _amounts_of(new):
         for b in _amounts_of(old):
             if not amounts.comparable(a, b):
@@ -167,10 +170,26 @@ def check_numeric(new: Fact, old: Fact) -> tuple[str, quantities.Quantity,
                             aligned.in_sentence(old.sentence, b.surface))
             if ours and theirs and aligned.two_prices(new.sentence, ours, old.sentence, theirs):
                 continue  # "20 euros for adults" / "10 for children"; "daily" / "weekly"
-            if amounts.incompatible(a, b):
-                return "numeric", a.quantity, b.quantity
-            return None
-    return None
+            if not amounts.incompatible(a, b):
+                return None
+            clashes.append((a.quantity, b.quantity))
+    if not clashes or _keeps_value(new.sentence, [b for _, b in clashes]):
+        return None
+    return "numeric", *clashes[0]
+
+
+def _keeps_value(sentence: str, values: list[quantities.Quantity]) -> bool:
+    """The new sentence also gives the earlier value, for another case: "Charge to 80% for
+    daily use; 100% only for road trips" keeps "Charge to 100% the night before"."""
+    said = [a.quantity for a in amounts.amounts(sentence)
+            if not _SET_ASIDE_BEFORE.search(sentence, 0, a.quantity.start)]
+    return any(q.unit == v.unit and q.value == v.value for q in said for v in values)
+
+
+_SET_ASIDE_BEFORE = re.compile(r"\b(?:not|n't|instead\s+of|rather\s+than|no\s+longer|from|was|"
+                               r"were|than)\s*$", re.I)
+"""Words that set a value aside ("9:00, not 8:00", "moved from 8:00"): the old value is
+then what the sentence corrects, not a case it keeps."""
 
 
 _PLACE_PREPS = frozenset({"in", "at"})

@@ -147,6 +147,7 @@ def are_antonyms(a: str, b: str) -> bool:
 #: caveats and the deliberate omissions written there).
 _FUNCTIONAL_RELATIONS = data.words("functional_relations.txt")
 _FUNCTIONAL_ATTRIBUTES = data.words("functional_attributes.txt")
+_LIGHT_VERBS = data.words("light_verbs.txt")
 
 _BE_ATTR_OF = re.compile(r"^be (?:the |a |an )?(?P<attr>.+?) of$")
 _HAVE_ATTR = re.compile(r"^have (?:the |a |an )?(?P<attr>.+)$")
@@ -161,6 +162,11 @@ def is_functional_attribute(noun_lemma: str) -> bool:
     """
     words = _norm(noun_lemma).split()
     return any(" ".join(words[i:]) in _FUNCTIONAL_ATTRIBUTES for i in range(len(words)))
+
+
+def is_light_verb(relation: str) -> bool:
+    """A verb that says next to nothing without its object ("go", "get", "make")."""
+    return relation in _LIGHT_VERBS
 
 
 def is_functional(relation: str) -> bool:
