@@ -790,6 +790,9 @@ def test_others_who_drive_are_not_the_user(answer: str, broken: bool) -> None:
 
 
 @pytest.mark.parametrize(("user", "answer", "broken"), [
+    # what the other guests drink is theirs
+    ("I don't drink, 6 years sober.",
+     "Most guests will be holding champagne for the toast.", False),
     # glassware and the hour of cocktails are no drink; a veggie garden is no diet
     ("We're having a dry wedding reception, no alcohol at all.",
      "Fancy glassware: coupes and wine glasses make mocktails feel special.", False),
