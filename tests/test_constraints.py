@@ -821,6 +821,19 @@ def test_others_who_drive_are_not_the_user(answer: str, broken: bool) -> None:
      "Stretch your oil-change interval to 10,000 miles.", True),
     ("I don't have a driver's license, so I'll rely on buses.",
      "You'll be behind the wheel for about five hours.", True),
+    ("I don't drive (never got my license).", "Measure your car's cargo space first.", True),
+    # a presumption may itself hold a negation
+    ("I'm type 1 diabetic, diagnosed 15 years ago.",
+     "With no chronic conditions to plan around, you can start right away.", True),
+    ("I have twin boys, they just turned four.",
+     "Because he's an only child, expect some jealousy.", True),
+    ("I want the whole menu to be pork-free.", "Bacon-wrapped dates with goat cheese.", True),
+    ("I want the whole menu to be pork-free.", "Try the bacon-free version.", False),
+    ("He uses a manual wheelchair and can't do steps at all.",
+     "Ride the lift up and walk down the narrow spiral staircase.", True),
+    ("I drive a Hyundai Ioniq 5, fully electric.", "Top off the tank in Medford.", True),
+    ("I rent a one-bedroom in an old building.",
+     "Since it's your own place, replace the single-pane sashes.", True),
 ])
 def test_what_users_tell_and_what_answers_presume(user: str, answer: str,
                                                   broken: bool) -> None:

@@ -582,8 +582,10 @@ def _negated_around(lower: str, match: re.Match[str]) -> bool:
     so the toast isn't held up" offers the prosecco."""
     negation = tables().negations
     said_of = _SAID_OF.match(lower, match.end())  # "Engine oil: nothing to check"
+    # the matched words themselves may hold one: "no chronic conditions" presumes
+    blanked = lower[:match.start()] + " " * (match.end() - match.start()) + lower[match.end():]
     return bool(negation.search(lower, 0, match.start())
-                or negation.search(_clause_at(lower, match))
+                or negation.search(_clause_at(blanked, match))
                 or (said_of and negation.match(lower, said_of.end()))
                 or _BACK_NEGATED.search(lower, match.end()))
 
@@ -732,8 +734,14 @@ def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[
         re.compile(r"(?<![\w-])" + r"[\s-]+".join(map(re.escape, _base(word).split()))
                    + r"\w*")
         if stem and word == label and not is_situation(label)
-        else re.compile(rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w-])")
+        else re.compile(rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w]|-(?!{_MADE_WITH}))")
         for word in breaks)
+
+
+_MADE_WITH = (r"(?:wrapped|stuffed|topped|based|filled|crusted|glazed|infused|flavou?red|laced|"
+              r"coated|studded|braised|fried)\b")
+"""What a hyphen may join to a food and still serve it: "bacon-wrapped dates", "peanut-based
+sauce"; not "peanut-free" or "beef-style"."""
 
 
 def _base(phrase: str) -> str:
