@@ -248,10 +248,11 @@ def _plain(text: str) -> str:
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/|\bincluding\b|\bsuch\s+as\b|\blike\b",
                           re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore|for|until|"
-                       r"till|completely|entirely|altogether|but|although|however|whereas)\b.*$",
+                       r"till|completely|entirely|altogether|although|however|whereas)\b.*$",
                        re.I)
-"""Where an exclusion's words end: "no meat, no fish, but I do eat eggs and dairy" rules
-out no dairy."""
+"""Where an exclusion's words end ("no nuts, although ..."). A "but" ends it in `openers`
+itself, so that "no meat, no fish, but I do eat eggs and dairy" rules out no dairy and
+"no nuts but also no dairy" is read twice."""
 _FIRST_PERSON = re.compile(
     r"\b(i|i'm|im|i've|me|my|we|we're|our|(?-i:us|Us)|she|she's|he|he's|they|they're|her|his|"
     r"their|son|daughter|wife|husband|partner|kids|child|children)\b", re.I)
@@ -684,8 +685,9 @@ def _label_words(label: str) -> re.Pattern[str] | None:
 
 
 _WORD_BEFORE = re.compile(r"([\w-]+)\s+$")
-_WORD_AFTER = re.compile(r"\s+([\w-]+)")
 """The word right before a match ("coconut" of "coconut milk")."""
+_WORD_AFTER = re.compile(r"\s+([\w-]+)")
+"""The word right after a match ("mushroom" of "king oyster mushroom")."""
 _NAMED = re.compile(r"[A-Z]")
 """A capital inside a sentence: an activity's word there is part of a name ("Slea Head
 Drive", "Ocean Drive"); foods keep their capitals in menus ("Chicken Satay") and stay."""

@@ -58,7 +58,7 @@ _OBJECT_CUT_DEPS = frozenset({"relcl", "acl", "advcl", "punct", "cc", "conj", "a
 _LABEL_DEPS = frozenset({"compound", "amod", "nummod", "quantmod", "nmod", "npadvmod"})
 _NEG_DETERMINERS = data.words("negation.tsv", "determiner")
 _MINIMIZERS = data.words("negation.tsv", "minimizer")
-_ONE = frozenset({"a", "an", "one", "single"})
+_SINGLE = frozenset({"a", "an", "one", "single"})
 _WH_WORDS = frozenset({"what", "when", "where", "which", "who", "whom", "whose", "why", "how"})
 
 
@@ -356,12 +356,8 @@ def clause_modality(head: Any, modality: Modality) -> Modality:
     children = list(head.children)
     own: Modality = modality
     marks = {c.lower_ for c in children if c.dep_ == "mark"}
-    conditional_child = any(
-        c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _HYPOTHETICAL_MARKS
-                                  for m in c.children)
-        for c in children
-    )
-    if marks & _HYPOTHETICAL_MARKS or conditional_child:
+    conditional_child = any(c.dep_ == "advcl" and _conditional(c) for c in children)
+    if _conditional(head) or conditional_child:
         # both the condition and its consequence ("if it rains, it is closed")
         own = "hypothetical"
     possibility = any(c.dep_ == "aux" and c.lower_ == "can" for c in children) and not (
@@ -771,7 +767,7 @@ def _minimized(token: Any) -> Any:
     "since you speak Spanish" on the same object.
     """
     if token.lemma_.lower() not in _MINIMIZERS or not any(
-            c.lower_ in _ONE and c.dep_ in {"det", "amod", "nummod"} for c in token.children):
+            c.lower_ in _SINGLE and c.dep_ in {"det", "amod", "nummod"} for c in token.children):
         return token
     for child in token.children:
         if child.dep_ == "prep" and child.lower_ == "of":

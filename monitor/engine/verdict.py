@@ -174,8 +174,6 @@ class VerdictStage:
         state.add_assertions(rows, self.config.verifier_window)
 
 
-""""You" as a subject makes a statement ("You should check the soil"); "your" in an
-instruction is its object's ("Gently rub her teeth with your finger")."""
 _LEAD = re.compile(r"^[\W\d_]+")
 
 
@@ -196,6 +194,8 @@ _DENYING_LEAD = frozenset({"don't", "dont", "never", "not"})
 def _instruction(sentence: str, subjects: Sequence[str]) -> tuple[str, bool] | None:
     """An imperative's verb, and whether a lead word denies it ("Don't cut back")."""
     if "user" not in subjects or cues.addresses_user(sentence):
+        # "you" as a subject makes a statement ("You should check the soil"); "your" in
+        # an instruction is its object's ("Gently rub her teeth with your finger")
         return None
     words = [w.strip(",.;:!*_`") for w in
              _LEAD.sub("", sentence).lower().replace("’", "'").split()]
