@@ -288,6 +288,14 @@ def _group_named(words: list[str]) -> str | None:
     return t.group_of_name.get(head) or t.group_of_name.get(_singular(words[-1]))
 
 
+def _groups_listed(text: str, most_words: int = 4) -> list[str]:
+    """The food groups a list names, one per item of up to `most_words` words ("nut and
+    egg", "eggs and dairy")."""
+    chunks = (chunk.split() for chunk in _CHUNK_SPLIT.split(text))
+    return [group for words in chunks if 0 < len(words) <= most_words
+            if (group := _group_named(words)) is not None]
+
+
 def _narrowed(words: list[str]) -> bool:
     """Words before the group's name narrow it to some of its members ("raw fish", "cold
     deli meats"; not "tree nuts" or "red meat", which are names of a group)."""
@@ -364,11 +372,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                     label in t.diets and word_pattern((label,)).search(match.group(0))
                     for label in found):
                 continue  # "he has no nut allergy"; "lactose intolerant" is a diet already
-            for chunk in _CHUNK_SPLIT.split(match.group(1)):  # "nut and egg allergies"
-                words = chunk.split()
-                group = _group_named(words) if words else None
-                if group is not None:
-                    found.setdefault(group, set()).update(t.members[group])
+            for group in _groups_listed(match.group(1)):  # "nut and egg allergies"
+                found.setdefault(group, set()).update(t.members[group])
     allowed: set[str] = set()  # "(peanuts are ok weirdly)", "but honey is fine"
     for match in _ALLOWED.finditer(lower):
         words = match.group(1).split()
@@ -377,10 +382,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     for match in _EATEN.finditer(lower):  # "but I do eat eggs and dairy"
         if match.group(1).split()[0] in _NOT_EATEN:
             continue  # "I eat no meat"
-        for chunk in _CHUNK_SPLIT.split(match.group(1)):
-            words = chunk.split()
-            group = _group_named(words) if 0 < len(words) <= 2 else None
-            allowed |= t.members[group] if group is not None else set()
+        for group in _groups_listed(match.group(1), most_words=2):
+            allowed |= t.members[group]
     return [Constraint(turn, sentence, label, tuple(sorted(words - allowed)),
                        within.get(label, ()))
             for label, words in sorted(found.items()) if words - allowed]
@@ -391,14 +394,16 @@ _NEW_CLAUSE = re.compile(r",\s*(?:and\s+|so\s+|since\s+|because\s+|as\s+)?(?:i|i
 """A new clause after a comma ends an exclusion: "no synthetic pesticides or herbicides,
 we have a toddler and free-range chickens" rules out no chickens."""
 _QUANTIFIERS = frozenset({"no", "any", "anything", "all", "more", "other"})
+"""Words before what a chunk rules out: "anything high impact", "and no pull ups"."""
 _GIVER_SOURCE = re.compile(r"'?s?\s+(?:rule|rules|policy|says|said|insists|orders)\b")
+"""After a rule giver, words that make it the rule's source: "doctor's orders", "school
+rule"."""
 _CARRYING = frozenset({"or", "and", "nor", "/"})
 """Separators a qualifier reaches across ("raw or undercooked fish or meat"); not a comma
 of a list, nor "like" or "including" before examples of a class."""
 _VAGUE = frozenset({"thing", "things", "stuff", "something", "everything", "food", "foods",
                     "item", "items", "product", "products"})
 """Words that name no food or activity: "things like nuts" rules out the nuts only."""
-"""Words before what a chunk rules out: "anything high impact", "and no pull ups"."""
 _PLACE = re.compile(r"\b(?:in|into|on|onto|to)\s+(?:the\s+|my\s+|our\s+|any\s+)?([a-z]{3,})")
 
 
@@ -635,8 +640,8 @@ def free_heading(context: str, label: str) -> bool:
     named = _label_words(label)
     lower = _plain(context.lower())
     return named is not None and any(
-        lower[m.end():m.end() + 5] in {"-free", " free"} or lower[m.end():m.end() + 6] == "s-free"
-        or m.group(0) == "gf" for m in named.finditer(lower))
+        lower.startswith(("-free", " free"), m.end()) or m.group(0) == "gf"
+        for m in named.finditer(lower))
 
 
 def asked_for(word: str, prompt: str) -> str | None:
@@ -727,6 +732,12 @@ def _substitute(lower: str, start: int, word: str, label: str) -> bool:
                                 for m in marks)
 
 
+_MADE_WITH = (r"(?:wrapped|stuffed|topped|based|filled|crusted|glazed|infused|flavou?red|laced|"
+              r"coated|studded|braised|fried)\b")
+"""What a hyphen may join to a food and still serve it: "bacon-wrapped dates", "peanut-based
+sauce"; not "peanut-free" or "beef-style"."""
+
+
 @cache
 def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     """One compiled pattern per breaking word, in order, built once per constraint: a food
@@ -738,12 +749,6 @@ def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[
         if stem and word == label and not is_situation(label)
         else re.compile(rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w]|-(?!{_MADE_WITH}))")
         for word in breaks)
-
-
-_MADE_WITH = (r"(?:wrapped|stuffed|topped|based|filled|crusted|glazed|infused|flavou?red|laced|"
-              r"coated|studded|braised|fried)\b")
-"""What a hyphen may join to a food and still serve it: "bacon-wrapped dates", "peanut-based
-sauce"; not "peanut-free" or "beef-style"."""
 
 
 def _base(phrase: str) -> str:
