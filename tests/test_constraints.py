@@ -505,9 +505,12 @@ def test_a_host_who_does_not_drink_rules_out_no_drink_for_drinking_guests() -> N
 
     turn = ("I'm sober, two years now. We're having 12 people over for a barbecue and "
             "most of them drink, what do I need?")
-    assert binding("I'm sober, two years now.", 0, turn) == []
+    # what the host is told of themselves still holds ("your evening glass of wine")
+    assert [r.label for r in binding("I'm sober, two years now.", 0, turn)] == [
+        "not_drinking"]
     alone = "I'm sober, two years now. Planning a quiet dinner for my sister and me."
-    assert [r.label for r in binding("I'm sober, two years now.", 0, alone)] == ["sober"]
+    assert [r.label for r in binding("I'm sober, two years now.", 0, alone)] == [
+        "not_drinking", "sober"]
 
 
 def test_most_people_are_not_the_user() -> None:
@@ -593,12 +596,14 @@ def test_a_past_or_doubled_price_is_not_offered() -> None:
 
 
 def test_friends_who_drink_leave_the_host_no_rule() -> None:
+    """No rule on what is served; only what the host is told of themselves holds."""
     from monitor.engine.constraints import binding
 
     turn = "I don't drink myself, but most of my friends do. What should I stock?"
-    assert binding("I don't drink myself, but most of my friends do.", 0, turn) == []
+    assert [r.label for r in binding("I don't drink myself, but most of my friends do.", 0,
+                                     turn)] == ["not_drinking"]
     turn = "I've been sober for three years, but I'm fine with guests having alcohol."
-    assert binding(turn, 0, turn) == []
+    assert [r.label for r in binding(turn, 0, turn)] == ["not_drinking"]
 
 
 def test_examples_of_a_class_are_ruled_out_without_the_class_word() -> None:
@@ -838,3 +843,57 @@ def test_others_who_drive_are_not_the_user(answer: str, broken: bool) -> None:
 def test_what_users_tell_and_what_answers_presume(user: str, answer: str,
                                                   broken: bool) -> None:
     assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # a pet the user gave an age, called young
+    ("Our beagle Max is 12 and the vet says he's a bit heavy.",
+     "Since Max is still a young dog with plenty of energy to burn, walk him twice a day.",
+     True),
+    ("My cat Pepper is 14 and has got quite stiff.",
+     "A kitten like Pepper will love a tall tower.", True),
+    ("My dog is 10 kg and very fussy.", "Since she's still a young dog, keep walks short.",
+     False),  # a weight, not an age
+    ("Our beagle Max is 12.", "Senior dogs aren't young dogs anymore, so go gently.", False),
+    # a user who does not drink, and an answer that presumes they do
+    ("I don't drink myself, haven't for about six years.",
+     "Swap your evening glass of wine for a cup of chamomile.", True),
+    ("I don't drink coffee at all.", "Swap your evening glass of wine for chamomile.", False),
+    ("I'm sober, three years now.", "If you drink, swap your evening glass for tea.", False),
+    # an age well past school, and an answer that has them fresh out of it
+    ("For context, I'm 45, and this is my second attempt at a degree.",
+     "Coming straight from high school, you'd benefit from a dorm.", True),
+    ("I'm 30 weeks pregnant.", "Coming straight from high school, you'd benefit from a dorm.",
+     False),
+    # a night worker told to be in bed by ten; not on a day off
+    ("I work nights, 7pm to 7am, three shifts a week.",
+     "Aim to be in bed by 10:30 pm on work nights.", True),
+    ("I work nights, 7pm to 7am, three shifts a week.",
+     "On your days off, aim to be in bed by 10:30 pm.", False),
+    # a thing the user has, and an answer that presumes they have not
+    ("I got a KitchenAid stand mixer for my birthday.",
+     "Since you'll be doing this without a stand mixer, knead by hand.", True),
+    ("I got a KitchenAid stand mixer for my birthday.",
+     "If you don't have a stand mixer, knead by hand.", False),
+    ("I don't have a stand mixer.", "Since you'll be doing this without a stand mixer, knead "
+     "by hand.", False),
+    # a thing the user has not got, after a dash
+    ("The kitchen is a two-burner cooktop and a microwave — no oven at all.",
+     "Spread the peppers on a sheet pan and roast them at 425°F.", True),
+])
+def test_ages_drinking_night_work_and_what_the_user_has(user: str, answer: str,
+                                                         broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_a_situation_with_a_topic_is_lifted_by_its_topic_only() -> None:
+    """ "Our dog now limps" speaks of the dog, not of her age; "young dog" would have
+    made every later word "dog" lift the rule."""
+    from monitor.engine.constraints import lifted_by, rule_phrase, topic_words
+
+    [rule] = constraints_in("Our beagle Max is 12.", 0)
+    assert rule_phrase(rule.label) == "an older pet"
+    assert "dog" not in topic_words(rule.label)
+    assert not lifted_by(rule, ["Our dog now limps a bit."], 2)
+    [held] = constraints_in("I got a KitchenAid stand mixer for my birthday.", 0)
+    assert rule_phrase(held.label) == "having a stand mixer"

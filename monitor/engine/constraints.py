@@ -69,8 +69,16 @@ class _Tables:
     cap_limit: re.Pattern[str]
     cap_lifted: re.Pattern[str]
     situations: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+    topics: dict[str, frozenset[str]]
+    """What a situation is about where its presumptions' words would say too much
+    (`topic`: "young dog" names every dog, not the age)."""
+    setters: dict[str, re.Pattern[str]]
+    """What sets each activity and situation in a user's sentence: its `set_by` phrases,
+    or its `set_by_pattern` where a phrase list cannot say it ("my beagle Max is 12")."""
     possessions: dict[str, tuple[str, ...]]
     possession_denied: re.Pattern[str]
+    possession_held: re.Pattern[str]
+    presumed_missing: tuple[str, ...]
     negations: re.Pattern[str]
     situation_aside: re.Pattern[str]
     others_eat: re.Pattern[str]
@@ -152,11 +160,18 @@ def tables() -> _Tables:
         cap_spending=re.compile(config["cap_words"]["spending"], re.I),
         cap_limit=re.compile(config["cap_words"]["limit"], re.I),
         cap_lifted=re.compile(config["cap_words"]["lifted"], re.I),
-        situations={name: (tuple(spec["set_by"]), tuple(spec["breaks"]))
+        situations={name: (tuple(spec.get("set_by", ())), tuple(spec["breaks"]))
                     for name, spec in situations.items()},
+        topics={name: frozenset(spec["topic"]) for name, spec in situations.items()
+                if "topic" in spec},
+        setters={name: _setter(spec)
+                 for name, spec in (*config["activities"].items(), *situations.items())},
         possessions=possessions,
         possession_denied=re.compile(
             config["possession_denied"]["pattern"].replace("{things}", things), re.I),
+        possession_held=re.compile(
+            config["possession_held"]["pattern"].replace("{things}", things), re.I),
+        presumed_missing=tuple(config["possession_held"]["presumed_missing"]),
         negations=word_pattern(tuple(config["negations"]["words"])),
         situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
@@ -175,6 +190,15 @@ def tables() -> _Tables:
     )
 
 
+def _setter(spec: dict[str, Any]) -> re.Pattern[str]:
+    """One pattern for a table entry's `set_by` phrases (whole words) and its optional
+    `set_by_pattern`."""
+    parts = [f"(?:{spec['set_by_pattern']})"] if "set_by_pattern" in spec else []
+    if spec.get("set_by"):  # an empty list would match the empty string anywhere
+        parts.append(word_pattern(tuple(spec["set_by"])).pattern)
+    return re.compile("|".join(parts), re.I)
+
+
 def rule_phrase(label: str) -> str:
     """How a certificate names what the user set: "a vegan diet", "coeliac disease", "'no
     peanut'" (not "'no vegan'": a diet is not a food to say no to)."""
@@ -183,6 +207,10 @@ def rule_phrase(label: str) -> str:
         return t.phrases[label]
     if _possession(label) is not None:
         return f"having {label}"
+    held = _held(label)
+    if held is not None:  # "having a stand mixer", "having kids"
+        article = "" if held.endswith("s") else "an " if held[0] in "aeiou" else "a "
+        return f"having {article}{held}"
     return f"a {label} diet" if label in t.diets else f"'no {label}'"
 
 
@@ -192,10 +220,17 @@ def _possession(label: str) -> str | None:
     return thing if thing != label and thing in tables().possessions else None
 
 
+def _held(label: str) -> str | None:
+    """The thing a "with <thing>" label says the user has got, or None."""
+    thing = label.removeprefix("with ")
+    return thing if thing != label and thing in tables().possessions else None
+
+
 def is_situation(label: str) -> bool:
-    """The constraint is what the user told of their situation (a thing they have not got,
-    living alone, not swimming), broken by an answer that presumes otherwise."""
-    return label in tables().situations or _possession(label) is not None
+    """The constraint is what the user told of their situation (a thing they have or have
+    not got, living alone, not swimming), broken by an answer that presumes otherwise."""
+    return (label in tables().situations or _possession(label) is not None
+            or _held(label) is not None)
 
 
 def explanation(word: str, label: str) -> str:
@@ -216,6 +251,8 @@ def topic_words(label: str) -> frozenset[str]:
     user has not got ("we got a dog" lifts "no pets" by "your dog"; "my partner moved in"
     lifts "living alone" by "your partner")."""
     t = tables()
+    if label in t.topics:
+        return frozenset(label.replace("_", " ").split()) | t.topics[label]
     breaks = (t.situations[label][1] if label in t.situations
               else t.possessions.get(_possession(label) or "", ()))
     owned = (b.split() for b in breaks)
@@ -320,12 +357,16 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         if said and whose and not t.other_drink.match(lower, said.end()) and not (
                 t.not_a_diet_after.match(lower, said.end())):  # "don't drink tea", "veggie garden"
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
-    for name, (set_by, breaks) in (*t.activities.items(), *t.situations.items()):
-        if word_pattern(set_by).search(lower):  # "without a car", not "without a care"
+    for name, (_, breaks) in (*t.activities.items(), *t.situations.items()):
+        if t.setters[name].search(lower):  # "without a car", not "without a care"
             found.setdefault(name, set()).update(breaks)
     for match in t.possession_denied.finditer(lower):
         thing = re.sub(r"\s+", " ", next(g for g in match.groups() if g))
         found.setdefault(f"no {thing}", set()).update(t.possessions[thing])
+    for match in t.possession_held.finditer(lower):
+        thing = re.sub(r"\s+", " ", match.group(1))
+        found.setdefault(f"with {thing}", set()).update(
+            template.format(thing=thing) for template in t.presumed_missing)
     for match in t.openers.finditer(lower):
         opener, rest = match.group(1), _TRAILING.sub("", _NEW_CLAUSE.sub("", match.group(2)))
         loose = opener in _LOOSE_OPENERS
@@ -467,7 +508,9 @@ def lifted_by(rule: Constraint, sentences: list[str], turn: int) -> bool:
     """A later user turn tells that the situation or activity changed ("my dad's just
     given us his old Fiesta, so we can drive now"): it names what the rule is about and
     narrates a change, without setting the rule again ("we still don't have a car")."""
-    if is_situation(rule.label) or rule.label in tables().activities:
+    if rule.label in tables().topics:
+        words = topic_words(rule.label)  # "our dog now limps" does not make her young
+    elif is_situation(rule.label) or rule.label in tables().activities:
         words = topic_words(rule.label) | cues.content_words(" ".join(rule.breaks))
     else:
         return False  # a food: a later turn that names it lifts it (the pipeline's check)
@@ -677,7 +720,7 @@ def _label_words(label: str) -> re.Pattern[str] | None:
     t = tables()
     if label in t.situations:
         return None  # "living alone": no word of an answer names it
-    label = _possession(label) or label  # "no car": an answer steering around it says "car"
+    label = _possession(label) or _held(label) or label  # "no car": "car" steers around it
     diet = t.diets.get(label, ())
     groups = {label} if not diet else set(diet) if len(diet) == 1 else set()
     words = {w for w in re.split(r"[\s-]+", label.lower()) if w and w != "free"}
