@@ -897,3 +897,64 @@ def test_a_situation_with_a_topic_is_lifted_by_its_topic_only() -> None:
     assert not lifted_by(rule, ["Our dog now limps a bit."], 2)
     [held] = constraints_in("I got a KitchenAid stand mixer for my birthday.", 0)
     assert rule_phrase(held.label) == "having a stand mixer"
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("My building bans power tools, so hand tools only.",
+     "Pre-drill each pilot hole with a cordless drill and a 1/8\" bit.", True),
+    ("My building bans power tools, so hand tools only.",
+     "Pre-drill each pilot hole with a hand drill.", False),
+    ("Fragrance is my big trigger, so everything I use has to be fragrance-free.",
+     "For the oil, mix two drops of lavender oil into a teaspoon of jojoba.", True),
+    ("Fragrance is my big trigger, so everything I use has to be fragrance-free.",
+     "Pick an unscented, fragrance-free moisturiser.", False),
+    ("I've never been fishing in my life.",
+     "Since you've tied plenty of these over the years, practise twice.", True),
+    ("I live in a studio apartment, no spare room.",
+     "At the end of the day, close the door to your office.", True),
+    ("I work full-time as an ICU nurse.",
+     "Because the candle business is your only income, set money aside.", True),
+    ("I'm 29 with really oily skin, shiny by noon.",
+     "Since your skin runs dry and tight, a richer cream will feel good.", True),
+    ("I'm 29 with really oily skin, shiny by noon.",
+     "People with dry skin often prefer a richer cream.", False),
+    ("He's an only child and we just moved.",
+     "His big sister could take a turn as his reading buddy.", True),
+    ("I've lived in this apartment for six years, always paid on time.",
+     "Because you've only just moved in, lead with your references.", True),
+    ("My mom is 82 and moved in with us last spring.",
+     "Get her landlord's okay before drilling for grab bars.", True),
+    ("I've never traveled outside the US.",
+     "You've been through enough international trips to know the basics.", True),
+    ("We're first-time buyers looking at homes around $350k.",
+     "It'll feel a lot like the closing on your last place.", True),
+    ("I don't own a stand mixer, just bowls and a wooden spoon.",
+     "Let your KitchenAid knead the dough with the dough hook.", True),
+    ("I'm left-handed and want to learn to knit.",
+     "Since your right hand is your dominant one, it over-tightens each stitch.", True),
+    ("She uses a walker and cannot do stairs.",
+     "Stay in Alfama, where the cobbled lanes and stepped alleys give it charm.", True),
+    # a party of three, counted as five; two of them are a part of it
+    ("There's always exactly three of us at game night.",
+     "With five of you at the table, add the Riverfolk.", True),
+    ("There's always exactly three of us at game night.",
+     "If two of you want a longer game, try Root.", False),
+])
+def test_tools_scents_experience_homes_skin_siblings_and_group_size(
+        user: str, answer: str, broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_a_diet_the_partner_does_not_keep_leaves_his_dishes_alone() -> None:
+    """ "I'm vegetarian, my husband isn't": "For his boxes, add chicken" is his."""
+    from monitor.engine.constraints import binding, goes_over, rule_phrase
+
+    turn = "I'm vegetarian, my husband isn't. Can you plan our meal prep?"
+    assert binding("I'm vegetarian, my husband isn't.", 0, turn) == []
+    turn = "I'm vegan and my husband isn't keen on tofu."
+    assert [r.label for r in binding(turn, 0, turn)] == ["vegan"]
+    [party] = constraints_in("It's just the two of us.", 0)
+    assert rule_phrase(party.label) == "a group of 2"
+    # "worth it" says nothing of the cap; "worth roughly £6,000" prices no offer
+    assert not goes_over("Go for the iPhone 15 at £699, the camera is worth it for him.")
+    assert goes_over("A 2015 Corolla is worth roughly £6,000 today.")

@@ -23,6 +23,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from monitor import data
 from monitor.data import word_pattern
 from monitor.engine import cues
 
@@ -78,6 +79,9 @@ class _Tables:
     possessions: dict[str, tuple[str, ...]]
     possession_denied: re.Pattern[str]
     possession_held: re.Pattern[str]
+    party_size: re.Pattern[str]
+    party_counted: tuple[str, ...]
+    party_largest: int
     presumed_missing: tuple[str, ...]
     negations: re.Pattern[str]
     situation_aside: re.Pattern[str]
@@ -172,6 +176,9 @@ def tables() -> _Tables:
         possession_held=re.compile(
             config["possession_held"]["pattern"].replace("{things}", things), re.I),
         presumed_missing=tuple(config["possession_held"]["presumed_missing"]),
+        party_size=re.compile(config["party_size"]["pattern"], re.I),
+        party_counted=tuple(config["party_size"]["counted"]),
+        party_largest=int(config["party_size"]["largest"]),
         negations=word_pattern(tuple(config["negations"]["words"])),
         situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
@@ -207,6 +214,9 @@ def rule_phrase(label: str) -> str:
         return t.phrases[label]
     if _possession(label) is not None:
         return f"having {label}"
+    party = _PARTY.fullmatch(label)
+    if party is not None:
+        return f"a group of {party.group(1)}"
     held = _held(label)
     if held is not None:  # "having a stand mixer", "having kids"
         article = "" if held.endswith("s") else "an " if held[0] in "aeiou" else "a "
@@ -226,11 +236,29 @@ def _held(label: str) -> str | None:
     return thing if thing != label and thing in tables().possessions else None
 
 
+_PARTY = re.compile(r"party of (\d+)")
+
+
+def _number_names() -> dict[int, list[str]]:
+    """Each small number's names: its digits and its words ("3", "three")."""
+    names: dict[int, list[str]] = defaultdict(list)
+    for word, value in data.tables("quantities.toml")["numbers"]["small"].items():
+        names[int(value)].append(word)
+    return names
+
+
+def _party_breaks(size: int) -> set[str]:
+    """How an answer counts more than the user's party of `size` ("five of you")."""
+    t, names = tables(), _number_names()
+    return {template.format(n=name) for more in range(size + 1, t.party_largest + 1)
+            for name in [str(more), *names.get(more, ())] for template in t.party_counted}
+
+
 def is_situation(label: str) -> bool:
     """The constraint is what the user told of their situation (a thing they have or have
     not got, living alone, not swimming), broken by an answer that presumes otherwise."""
     return (label in tables().situations or _possession(label) is not None
-            or _held(label) is not None)
+            or _held(label) is not None or _PARTY.fullmatch(label) is not None)
 
 
 def explanation(word: str, label: str) -> str:
@@ -363,6 +391,12 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
     for match in t.possession_denied.finditer(lower):
         thing = re.sub(r"\s+", " ", next(g for g in match.groups() if g))
         found.setdefault(f"no {thing}", set()).update(t.possessions[thing])
+    for match in t.party_size.finditer(lower):  # "there's always exactly three of us"
+        word = match.group(1)
+        size = int(word) if word.isdigit() else next(
+            (n for n, names in _number_names().items() if word in names), None)
+        if size is not None and 2 <= size < t.party_largest:
+            found.setdefault(f"party of {size}", set()).update(_party_breaks(size))
     for match in t.possession_held.finditer(lower):
         thing = re.sub(r"\s+", " ", match.group(1))
         found.setdefault(f"with {thing}", set()).update(
