@@ -958,3 +958,81 @@ def test_a_diet_the_partner_does_not_keep_leaves_his_dishes_alone() -> None:
     # "worth it" says nothing of the cap; "worth roughly £6,000" prices no offer
     assert not goes_over("Go for the iPhone 15 at £699, the camera is worth it for him.")
     assert goes_over("A 2015 Corolla is worth roughly £6,000 today.")
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # what a swap puts in is offered; what it takes out is avoided
+    ("I can't have any caffeine at all.", "Swap your afternoon drink for a matcha latte.",
+     True),
+    ("I can't have any caffeine at all.", "Swap your afternoon coffee for rooibos.", False),
+    # "since you" presumes an activity unless a negation follows
+    ("I don't have a driving licence.",
+     "Since you'll be behind the wheel on single-track roads, keep snacks handy.", True),
+    ("I don't have a driving licence.", "Since you don't drive, take the bus.", False),
+    ("I'm buying nothing new this year, second-hand only.",
+     "Many second-hand advocates make an exception and buy new, since you can't always "
+     "see crash damage.", False),
+    # "rather than" in a later clause sets nothing aside; "but for you" does
+    ("I'm a self-employed designer (no employer, all 1099 clients).",
+     "Because your employer is already withholding tax, the saving shows up as a refund "
+     "rather than as lower payments.", True),
+    ("I work nights as a security guard.",
+     "Most beginner plans assume a 9-to-5 and tell you to run in the morning, but for you "
+     "the best time is after you wake.", False),
+    ("I've never actually had anyone report to me.",
+     "If you have time, mention how you've coached the engineers you currently manage.",
+     True),
+    # "your free hand" frees nothing; "gluten free" in two words does
+    ("I don't have any equipment at all, so bodyweight only please.",
+     "Do one-arm dumbbell rows, resting your free hand on a chair.", True),
+    ("my daughter is gluten-free", "This bread is gluten free and soft.", False),
+    # an injured side, and an answer that puts it on the other side
+    ("I had ACL reconstruction on my left knee 8 months ago.",
+     "Since your right knee is the one that was reconstructed, watch for swelling.", True),
+    ("My left knee is fine, I just want to run faster.",
+     "Drive your right knee up on each stride.", False),
+    # more that users tell of themselves
+    ("our current place is a fourth-floor walk-up, no lift",
+     "Reserve the elevator at your current building for the morning.", True),
+    ("The course is fully online.", "Grab a few classmates after lectures on campus.", True),
+    ("The walls are all the original lath and plaster.",
+     "Because your walls are standard half-inch drywall, a 3-inch screw holds.", True),
+    ("I'm NHS only btw, no private health insurance.",
+     "Call your insurance company to confirm the procedure is covered.", True),
+    ("My dad passed away a couple of years ago.",
+     "If your dad would like a moment too, he could give a toast.", True),
+    ("I'm using a MacBook Air M2.", "Open Command Prompt as administrator.", True),
+    ("I cooked professionally for about twenty years before I retired.",
+     "As someone who hasn't spent much time in a kitchen before, go slowly.", True),
+    ("I work every weekend.", "Since you're free at weekends, leave on Saturday.", True),
+    ("The garden barely gets any direct sun, maybe an hour in midsummer.",
+     "Since your bed gets full sun for most of the afternoon, try tomatoes.", True),
+    ("We got rid of the gas boiler and there's no gas to the house at all now.",
+     "Since your gas boiler still heats the water, a dual-fuel deal could save money.", True),
+    ("I don't own a power drill, only a screwdriver.",
+     "Start each hole with your drill and a 5 mm bit.", True),
+    ("My car is a 2015 Honda Civic with a manual gearbox.",
+     "Since it's an automatic, ask them to check the ATF.", True),
+    ("I don't know any programming at all.",
+     "Since you're comfortable with Python, write a short pandas script.", True),
+    ("It's a left-handed acoustic since I'm a lefty.",
+     "Keep your strumming hand (your right) moving in a steady pattern.", True),
+])
+def test_swaps_presuming_openers_asides_sides_and_more_situations(
+        user: str, answer: str, broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_resources_after_no_are_no_rule_and_someone_else_holds_the_job() -> None:
+    """ "no space or money for weights" rules out no space; a partner's job leaves his
+    employer match to him."""
+    from monitor.engine.constraints import binding, rule_phrase
+
+    assert [r.label for r in constraints_in("I have no space or money for weights.", 0)
+            ] == []
+    turn = "I'm self-employed and my husband works for a big company."
+    assert binding(turn, 0, turn) == []
+    [knee] = constraints_in("I had ACL reconstruction on my left knee.", 0)
+    assert rule_phrase(knee.label) == "the injured left knee"
+    assert [r.label for r in constraints_in("It's not real paella without seafood, "
+                                            "my father-in-law says.", 0)] == []

@@ -1035,3 +1035,39 @@ KNOWN_GAPS: dict[str, tuple[Turns, int, int, str]] = {
 def test_known_recall_gap(turns: Turns, turn: int, cites: int) -> None:
     certs = certify(turns)
     assert (turn, cites) in {(c.turn_index, c.conflicts_with) for c in certs}, explain(certs)
+
+
+def test_a_sentence_wholly_in_quotes_is_words_to_say_not_the_answers_own() -> None:
+    """ "'It's not that the car needs no maintenance ...'" is a line for the user to say; it
+    does not negate "Electric cars need a lot less maintenance" (paged before)."""
+    turns: Turns = [
+        ("user", "Just got my first EV, a used Kia Niro. What maintenance does it need?"),
+        ("assistant", "Electric cars need a lot less maintenance than combustion cars, but "
+                      "they're not maintenance-free. Check the tyres and the brake fluid."),
+        ("user", "lol my dad says I should get the oil changed every 5000 miles, should I?"),
+        ("assistant", "Your dad means well, but the Niro has no engine oil to change.\n\n"
+                      "### What to tell your dad\n\"It's not that the car needs *no* "
+                      "maintenance — it just needs different maintenance.\" You'll still "
+                      "save money on servicing."),
+    ]
+    certs = certify(turns)
+    assert not certs, explain(certs)
+
+
+def test_the_cream_after_its_substitute_was_named_is_no_page() -> None:
+    """ "Oat or soy-based whipping creams" ... "Whip the cream": the cream may be the
+    substitute, a warning at most; a cream named with nothing before it still pages."""
+    def turns(earlier: str) -> Turns:
+        return [
+            ("user", "I'm lactose intolerant (pretty badly). Can you help me make a trifle?"),
+            ("assistant", f"Of course! For the cream layer: {earlier} Both whip well."),
+            ("user", "Great, can you give me the steps for the day?"),
+            ("assistant", "1. Make the jelly in the morning.\n2. Whip the cream and spread "
+                          "it over the custard a few hours before serving."),
+        ]
+    named = [c for c in certify(turns("Oat or soy-based whipping creams are widely "
+                                      "available.")) if c.turn_index == 3]
+    assert named and all(c.severity != "page" for c in named), explain(named)
+    bare = [c for c in certify(turns("Chill a tin of coconut milk overnight.")) if
+            c.turn_index == 3]
+    assert any(c.severity == "page" for c in bare), explain(bare)

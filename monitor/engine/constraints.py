@@ -80,6 +80,10 @@ class _Tables:
     possession_denied: re.Pattern[str]
     possession_held: re.Pattern[str]
     party_size: re.Pattern[str]
+    sided: re.Pattern[str]
+    sided_labels: frozenset[str]
+    sided_injury: re.Pattern[str]
+    sided_breaks: tuple[str, ...]
     party_counted: tuple[str, ...]
     party_largest: int
     presumed_missing: tuple[str, ...]
@@ -93,6 +97,7 @@ class _Tables:
     events: re.Pattern[str]
     preferred_over: re.Pattern[str]
     idioms: re.Pattern[str]
+    others_hold: dict[str, re.Pattern[str]]
     others_cancel: re.Pattern[str]
     for_someone_else: re.Pattern[str]
 
@@ -177,6 +182,12 @@ def tables() -> _Tables:
             config["possession_held"]["pattern"].replace("{things}", things), re.I),
         presumed_missing=tuple(config["possession_held"]["presumed_missing"]),
         party_size=re.compile(config["party_size"]["pattern"], re.I),
+        sided=re.compile(r"\bmy\s+(left|right)\s+(" + "|".join(config["sided"]["parts"])
+                         + r")\b", re.I),
+        sided_labels=frozenset(f"{side} {part}" for side in ("left", "right")
+                               for part in config["sided"]["parts"]),
+        sided_injury=re.compile(config["sided"]["injury"], re.I),
+        sided_breaks=tuple(config["sided"]["breaks"]),
         party_counted=tuple(config["party_size"]["counted"]),
         party_largest=int(config["party_size"]["largest"]),
         negations=word_pattern(tuple(config["negations"]["words"])),
@@ -188,6 +199,8 @@ def tables() -> _Tables:
         preferred_over=re.compile(r"(?:" + word_pattern(
             tuple(config["preferred_over"]["words"])).pattern + r")\s+(?:\S+\s+){0,3}$", re.I),
         idioms=word_pattern(tuple(config["idioms"]["words"])),
+        others_hold={label: re.compile(pattern, re.I)
+                     for label, pattern in config["others_hold"].items()},
         others_cancel=re.compile(config["others_cancel"]["pattern"], re.I),
         for_someone_else=re.compile(config["for_someone_else"]["pattern"], re.I),
         not_a_diet_after=re.compile(r"\s+" + word_pattern(
@@ -217,6 +230,8 @@ def rule_phrase(label: str) -> str:
     party = _PARTY.fullmatch(label)
     if party is not None:
         return f"a group of {party.group(1)}"
+    if label in t.sided_labels:
+        return f"the injured {label}"
     held = _held(label)
     if held is not None:  # "having a stand mixer", "having kids"
         article = "" if held.endswith("s") else "an " if held[0] in "aeiou" else "a "
@@ -258,7 +273,8 @@ def is_situation(label: str) -> bool:
     """The constraint is what the user told of their situation (a thing they have or have
     not got, living alone, not swimming), broken by an answer that presumes otherwise."""
     return (label in tables().situations or _possession(label) is not None
-            or _held(label) is not None or _PARTY.fullmatch(label) is not None)
+            or _held(label) is not None or _PARTY.fullmatch(label) is not None
+            or label in tables().sided_labels)
 
 
 def explanation(word: str, label: str) -> str:
@@ -313,7 +329,7 @@ def _plain(text: str) -> str:
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/|\bincluding\b|\bsuch\s+as\b|\blike\b",
                           re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore|for|until|"
-                       r"till|completely|entirely|altogether|although|however|whereas)\b.*$",
+                       r"till|completely|entirely|altogether|although|however|whereas|etc)\b.*$",
                        re.I)
 """Where an exclusion's words end ("no nuts, although ..."). A "but" ends it in `openers`
 itself, so that "no meat, no fish, but I do eat eggs and dairy" rules out no dairy and
@@ -397,6 +413,12 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             (n for n, names in _number_names().items() if word in names), None)
         if size is not None and 2 <= size < t.party_largest:
             found.setdefault(f"party of {size}", set()).update(_party_breaks(size))
+    if t.sided_injury.search(lower):  # "ACL reconstruction on my left knee"
+        for match in t.sided.finditer(lower):
+            side, part = match.group(1), match.group(2)
+            other = "right" if side == "left" else "left"
+            found.setdefault(f"{side} {part}", set()).update(
+                template.format(side=other, part=part) for template in t.sided_breaks)
     for match in t.possession_held.finditer(lower):
         thing = re.sub(r"\s+", " ", match.group(1))
         found.setdefault(f"with {thing}", set()).update(
@@ -412,6 +434,9 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             _GIVER_SOURCE.match(lower, m.end()) for m in t.rule_givers.finditer(lower))
         if loose and not (ruled or _FIRST_PERSON.search(text)):
             continue  # "no problem", a bare "no" answer: not a rule the user set
+        if opener == "without" and _DENIED.search(lower, _clause_start(lower, match.start()),
+                                                  match.start()):
+            continue  # "it's not real paella without seafood" asks for the seafood
         place = _PLACE.search(rest)  # "no drilling, screws or nails in the walls"
         span = rest[:place.start()] if place else rest
         separators = [m.group(0) for m in _CHUNK_SPLIT.finditer(span)]
@@ -498,7 +523,9 @@ def binding(sentence: str, turn: int, turn_text: str) -> list[Constraint]:
         rules = [r for r in rules if r.label not in t.diets]
     if t.others_drink.search(_plain(turn_text)):  # "sober three years ... most of them drink"
         rules = [r for r in rules if set(t.diets.get(r.label, ())) != {"alcohol"}]
-    return rules
+    # "I'm self-employed and my husband works for a big company": his employer match
+    return [r for r in rules if r.label not in t.others_hold
+            or not t.others_hold[r.label].search(_plain(turn_text))]
 
 
 def binds_answer(rule: Constraint, prompt: str) -> bool:
@@ -597,16 +624,35 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
         return None  # "screws into the bookcase" against "no screws in the walls"
     lower = t.idioms.sub(lambda m: " " * len(m.group(0)), lower)  # "run these by your GP"
     situation = is_situation(constraint.label)
-    if (t.situation_aside.search(lower) if situation
-            else t.avoiding_apart.search(lower) or _FREE_OF.search(lower)):
-        return None  # the answer is steering around it ("nut-free", "if you ever get")
+    activity = constraint.label in t.activities
+    swaps: list[re.Match[str]] = []  # "Swap your afternoon coffee for a matcha latte"
+    if not situation:
+        steering = [m for m in t.avoiding_apart.finditer(lower)
+                    if not (activity and m.group(0) in _PRESUMING_OPENERS
+                            and not t.negations.match(lower, m.end() + 1)
+                            and not _NEGATED_VERB.match(lower, m.end()))]
+        swaps = [m for m in steering if m.group(0) in _SWAPS]
+        if len(swaps) < len(steering) or _FREE_OF.search(lower) or _free_of_label(
+                lower, constraint.label):
+            return None  # the answer is steering around it ("nut-free", "avoid")
     if constraint.label in t.diets and _said(lower, constraint.label):
         return None  # "make sure any sausages are halal-certified": it speaks to the diet
-    activity = constraint.label in t.activities
     for word, pattern in zip(constraint.breaks, _breaking_patterns(constraint.label,
                                                                    constraint.breaks),
                              strict=True):
         for match in pattern.finditer(lower):
+            clause_end = _CLAUSE_BREAK.search(lower, match.end())
+            if situation and any(
+                    aside.group(0) not in _LOCAL_ASIDES or clause_end is None
+                    or aside.start() < clause_end.start()
+                    for aside in t.situation_aside.finditer(lower)):
+                continue  # set aside ("if you ever get a car", "Most plans assume a 9-to-5
+                # ..., but for you"); not by "rather than" in a later clause
+            if any(not _SWAPPED_IN.match(lower, m.end()) and not (
+                    m.end() <= match.start() and _SWAPPED_FOR.search(lower, m.end(),
+                                                                     match.start()))
+                   for m in swaps):
+                continue  # "swap the coffee for ...": what is swapped out is avoided
             if activity and match.start() > 0 and len(lower) == len(sentence) and (
                     _NAMED.match(sentence, match.start())):
                 continue  # "Slea Head Drive" is a road, not a drive
@@ -631,8 +677,29 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
             if activity and _THIRD_PARTY_LEAD.match(lower) and not cues.addresses_user(
                     lower, match.start()):
                 continue  # "Northern lights tours leave at 9 and drive to clear skies"
+            if _SOMEONE_PICTURES.match(lower):
+                continue  # "He's probably picturing paella de marisco, loaded with prawns"
             return sentence[match.start():match.end()]
     return None
+
+
+_PRESUMING_OPENERS = frozenset({"since you", "because you"})
+"""Openers that steer around a food ("since you're vegan, use ...") but presume an
+activity ("Since you'll be behind the wheel on single-track roads") unless a negation
+follows ("since you can't always see crash damage")."""
+_NEGATED_VERB = re.compile(r"(?:'re|'ll|'ve|'d)?\s+(?:\w+\s+)?(?:not|never|n't)\b|"
+                           r"\s+\w+n't\b")
+_LOCAL_ASIDES = frozenset({"rather than", "instead", "alternative"})
+"""Asides that set aside only what stands near them: "Because your employer is already
+withholding tax, ... a bigger refund rather than lower payments" still presumes the
+employer. Other asides ("but for you", "most people") bear on the whole sentence."""
+_SWAPS = frozenset({"swap", "swaps", "swapped", "swapping", "replace", "replaced"})
+"""Words that avoid what they take out and offer what they put in."""
+_SWAPPED_FOR = re.compile(r"\b(?:for|with)\b")
+"""What follows a swap after one of these is put in: "Swap your afternoon drink for a
+matcha latte"."""
+_SWAPPED_IN = re.compile(r"\s+in\b")
+"""A swap that puts in what follows: "swap in a matcha latte"."""
 
 
 _OTHER_DOER = re.compile(r"\b(?:he|she|they|someone|somebody|(?:your|a|the)\s+(?:husband|wife|"
@@ -647,6 +714,14 @@ _THIRD_PARTY_LEAD = re.compile(r"\W*(?:[\w'-]+\s+){0,3}?(?:tours?|buses|coaches|
                                r"locals|taxis?|cabs?)\s+(?!you\b)")
 """A sentence whose subject is someone else who does the activity: "Northern lights tours
 leave Reykjavík in the evening and drive to wherever skies are clearest"."""
+
+
+_SOMEONE_PICTURES = re.compile(
+    r"\W*(?:he|she|they|(?:your|my)\s+[\w-]+)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)?\s+"
+    r"(?:probably\s+|likely\s+|just\s+|really\s+)?(?:picturing|imagining|thinking\s+of|"
+    r"remembering|talking\s+about|referring\s+to|expecting|pictures|imagines|means)\b")
+"""A sentence that tells what someone else has in mind: "He's probably picturing paella de
+marisco, the seafood version loaded with prawns" offers no prawns."""
 
 
 _BACK_NEGATED = re.compile(r"(?:[,;:(—–]\s*|\b(?:so|and|but|because|since|as|though)\s+)"
@@ -704,6 +779,30 @@ def heeded(sentences: Iterable[str], constraint: Constraint) -> str | None:
     return None
 
 
+_SUBSTITUTE_ENDINGS = ("-free", "-based")
+"""Endings of a word that makes a food its substitute: "lactose-free milk", "soy-based
+whipping creams"."""
+
+
+def substitute_named(sentence: str, word: str, texts: Iterable[str]) -> str | None:
+    """An earlier text of the answers that named a substitute of the food a sentence names
+    as "the <word>" ("lactose-free milk" ... "Pour the hot milk slowly onto the eggs"; "Oat
+    or soy-based whipping creams" ... "Whip the cream"): the sentence may speak of the
+    substitute. One of the three words before a mention marks it (`other_food_after`, a
+    substitute mark, an "-free" or "-based" word)."""
+    t, lower, w = tables(), _plain(sentence.lower()), re.escape(word.lower())
+    if not re.search(rf"\bthe\s+(?:[\w-]+\s+)?{w}", lower):
+        return None  # "add milk" offers milk; "the milk" refers back
+    for text in texts:
+        said = _plain(text.lower())
+        for match in re.finditer(rf"(?<![\w-]){w}", said):
+            before = said[:match.start()].split()[-3:]
+            if any(b in t.other_food_after or b in t.substitute_marks
+                   or b.endswith(_SUBSTITUTE_ENDINGS) for b in before):
+                return text
+    return None
+
+
 def steering_heading(context: str) -> bool:
     """The heading a sentence stands under steers around something ("Watch out for",
     "Avoid these", "Hidden sources"): what the sentence names is named to warn about it."""
@@ -738,6 +837,13 @@ def denying_heading(context: str) -> bool:
     trips to the pump"): an electric car's list of oil changes and spark plugs there
     presumes nothing of the user."""
     return bool(tables().negations.search(_plain(context.lower())))
+
+
+def _free_of_label(lower: str, label: str) -> bool:
+    """The sentence says it is free of what the rule names, in two words ("gluten free");
+    not "your free hand"."""
+    words = _label_words(label)
+    return words is not None and re.search(words.pattern + r"\s+free\b", lower) is not None
 
 
 def _steers(lower: str) -> bool:

@@ -54,6 +54,9 @@ _TIME_SCOPE_WORDS = re.compile(
     rf"\b({_MONTHS}|last year|next year|this year|last week|next week|yesterday|tomorrow|"
     r"today|tonight|last month|next month|ago|previously|formerly|used to)\b"
 )
+_WHOLLY_QUOTED = re.compile(r'\s*["\u201c][^"\u201c\u201d]+["\u201d]\s*')
+"""A sentence that is all inside quotation marks: words to say ("'It's not that the car
+needs no maintenance - it just needs different maintenance.'"), not the answer's own."""
 _OBJECT_CUT_DEPS = frozenset({"relcl", "acl", "advcl", "punct", "cc", "conj", "appos", "mark"})
 _LABEL_DEPS = frozenset({"compound", "amod", "nummod", "quantmod", "nmod", "npadvmod"})
 _NEG_DETERMINERS = data.words("negation.tsv", "determiner")
@@ -511,10 +514,11 @@ class RuleExtractor:
                     cue not in {"hypothetical", "reported"} or (
                         cue == "hypothetical"
                         and clause_modality(sent.root, "asserted") == "asserted"))
-                if segment.kind == "quote" and sentence_modality != "question":
+                quoted = segment.kind == "quote" or bool(_WHOLLY_QUOTED.fullmatch(text))
+                if quoted and sentence_modality != "question":
                     sentence_modality = "reported"  # somebody's words, or a draft to send
                 if states:
-                    kept = result.quoted if segment.kind == "quote" else result.asserted
+                    kept = result.quoted if quoted else result.asserted
                     kept.append((text, scope))
                     if not _says_something(sent):
                         result.fragments.add(text)

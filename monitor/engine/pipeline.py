@@ -68,6 +68,7 @@ from monitor.engine.constraints import (
     sets_cap,
     someone_elses,
     steering_heading,
+    substitute_named,
     topic_words,
 )
 from monitor.engine.drift import is_drift
@@ -1073,12 +1074,16 @@ class Engine:
                 # "What to skip" warns of foods; it does not make "your previous trip" any
                 # less of a presumption
                 asked = None if situation else asked_for(word, prompt)
+                named = None if situation else substitute_named(
+                    sentence, word, [a.sentence for a in state.assertions if a.turn < turn
+                                     and a.speaker == "assistant"] + [s for s, _ in asserted])
                 doubt = (f'it is named under the heading "{context}"'
                          if steering_heading(context) and not situation
                          else f'the answer steers around it elsewhere: "{steering}"'
                          if steering is not None
                          else f'the user asked for it: "{asked}"' if asked is not None
-                         else None)
+                         else f'it may be the substitute named before: "{named}"'
+                         if named is not None else None)
                 found[(sentence, rule.turn, word.lower())] = (-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence, claim, prior,
                     explanation(word, rule.label), doubt=doubt), 1.0)
