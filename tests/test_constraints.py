@@ -1036,3 +1036,23 @@ def test_resources_after_no_are_no_rule_and_someone_else_holds_the_job() -> None
     assert rule_phrase(knee.label) == "the injured left knee"
     assert [r.label for r in constraints_in("It's not real paella without seafood, "
                                             "my father-in-law says.", 0)] == []
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # what the user already tried, presumed untried; a hedge is no presumption
+    ("I already tried melatonin for a few weeks and it did nothing.",
+     "A good place to start, since you haven't tried it yet, is low-dose melatonin.", True),
+    ("I already tried melatonin for a few weeks and it did nothing.",
+     "If you haven't tried it yet, low-dose melatonin can help.", False),
+    ("I already tried melatonin for a few weeks.",
+     "Since you haven't tried it yet, start with a wind-down routine.", False),  # not it
+    ("I tried to sleep earlier, it didn't work.",
+     "Since you haven't tried it yet, go to bed earlier.", False),
+    # a later clause that says the user does not need what it named
+    ("I don't have any power tools and don't want to buy any.",
+     "A power drill would make this faster, but you don't need one.", False),
+    ("I don't have any power tools.", "Use a power drill to make the pilot holes.", True),
+])
+def test_what_the_user_tried_and_what_they_need_not_buy(user: str, answer: str,
+                                                        broken: bool) -> None:
+    assert _breaks(user, answer) is broken

@@ -80,6 +80,8 @@ class _Tables:
     possession_denied: re.Pattern[str]
     possession_held: re.Pattern[str]
     party_size: re.Pattern[str]
+    tried: re.Pattern[str]
+    tried_breaks: tuple[str, ...]
     sided: re.Pattern[str]
     sided_labels: frozenset[str]
     sided_injury: re.Pattern[str]
@@ -182,6 +184,8 @@ def tables() -> _Tables:
             config["possession_held"]["pattern"].replace("{things}", things), re.I),
         presumed_missing=tuple(config["possession_held"]["presumed_missing"]),
         party_size=re.compile(config["party_size"]["pattern"], re.I),
+        tried=re.compile(config["tried"]["pattern"], re.I),
+        tried_breaks=tuple(config["tried"]["breaks"]),
         sided=re.compile(r"\bmy\s+(left|right)\s+(" + "|".join(config["sided"]["parts"])
                          + r")\b", re.I),
         sided_labels=frozenset(f"{side} {part}" for side in ("left", "right")
@@ -230,6 +234,8 @@ def rule_phrase(label: str) -> str:
     party = _PARTY.fullmatch(label)
     if party is not None:
         return f"a group of {party.group(1)}"
+    if _tried(label) is not None:
+        return f"having tried {_tried(label)}"
     if label in t.sided_labels:
         return f"the injured {label}"
     held = _held(label)
@@ -269,12 +275,18 @@ def _party_breaks(size: int) -> set[str]:
             for name in [str(more), *names.get(more, ())] for template in t.party_counted}
 
 
+def _tried(label: str) -> str | None:
+    """What a "tried <thing>" label says the user already tried, or None."""
+    thing = label.removeprefix("tried ")
+    return thing if thing != label else None
+
+
 def is_situation(label: str) -> bool:
     """The constraint is what the user told of their situation (a thing they have or have
     not got, living alone, not swimming), broken by an answer that presumes otherwise."""
     return (label in tables().situations or _possession(label) is not None
             or _held(label) is not None or _PARTY.fullmatch(label) is not None
-            or label in tables().sided_labels)
+            or label in tables().sided_labels or _tried(label) is not None)
 
 
 def explanation(word: str, label: str) -> str:
@@ -419,6 +431,11 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             other = "right" if side == "left" else "left"
             found.setdefault(f"{side} {part}", set()).update(
                 template.format(side=other, part=part) for template in t.sided_breaks)
+    for match in t.tried.finditer(lower):  # "I already tried melatonin for a few weeks"
+        thing = re.sub(r"\s+", " ", match.group(1))
+        found.setdefault(f"tried {thing}", set()).update(
+            template.format(thing=thing) for template in t.tried_breaks)
+        within[f"tried {thing}"] = (thing.split()[-1],)
     for match in t.possession_held.finditer(lower):
         thing = re.sub(r"\s+", " ", match.group(1))
         found.setdefault(f"with {thing}", set()).update(
@@ -643,8 +660,9 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
         for match in pattern.finditer(lower):
             clause_end = _CLAUSE_BREAK.search(lower, match.end())
             if situation and any(
-                    aside.group(0) not in _LOCAL_ASIDES or clause_end is None
-                    or aside.start() < clause_end.start()
+                    (aside.group(0) not in _LOCAL_ASIDES or clause_end is None
+                     or aside.start() < clause_end.start())
+                    and not match.start() <= aside.start() < aside.end() <= match.end()
                     for aside in t.situation_aside.finditer(lower)):
                 continue  # set aside ("if you ever get a car", "Most plans assume a 9-to-5
                 # ..., but for you"); not by "rather than" in a later clause
@@ -725,10 +743,13 @@ marisco, the seafood version loaded with prawns" offers no prawns."""
 
 
 _BACK_NEGATED = re.compile(r"(?:[,;:(—–]\s*|\b(?:so|and|but|because|since|as|though)\s+)"
-                           r"(?:they|it|these|those|this|that)(?:'re|'s|\s+(?:are|is|were|"
-                           r"was|do|does|will|would|can|could|should))?\s*(?:not\b|n't\b|never\b)")
+                           r"(?:(?:they|it|these|those|this|that)(?:'re|'s|\s+(?:are|is|were|"
+                           r"was|do|does|will|would|can|could|should))?\s*(?:not\b|n't\b|"
+                           r"never\b)|you\s+(?:don't|do\s+not|won't|will\s+not)\s+(?:really\s+)?"
+                           r"need\s+(?:one|it|them|any)\b)")
 """A later clause that denies something of what came before: "..., so they aren't
-vegan", "so it's not safe"; not a relative "that" ("bits that don't crumble")."""
+vegan", "so it's not safe", "A power drill would make this faster, but you don't need
+one"; not a relative "that" ("bits that don't crumble")."""
 
 
 def _negated_around(lower: str, match: re.Match[str]) -> bool:
