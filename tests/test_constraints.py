@@ -1056,3 +1056,53 @@ def test_resources_after_no_are_no_rule_and_someone_else_holds_the_job() -> None
 def test_what_the_user_tried_and_what_they_need_not_buy(user: str, answer: str,
                                                         broken: bool) -> None:
     assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # a father who died is not a mother who did
+    ("I'm an only child and my dad passed a few years ago.",
+     "While your mom can still take part in decisions, plan together.", False),
+    ("I'm an only child and my dad passed a few years ago.",
+     "Your dad could give a short toast at the end.", True),
+    # "young cats" in general is no presumption about the user's old cat
+    ("My cat Pepper is 16 and has never moved before.",
+     "Kittens and young cats often settle in within days, but seniors take weeks.", False),
+    ("We already have Mochi, she's a 15 year old tabby.",
+     "Since Mochi is still a youngster herself, she'll play with the kitten.", True),
+    # an activity that opens a sentence and is described there is not offered
+    ("I don't fly (bad panic attacks on planes).",
+     "Flying from London to Rome takes about two and a half hours, while the train is a "
+     "long day.", False),
+    ("I don't fly.", "Flying is fastest, so book the 9am flight.", True),
+    # words in quotation marks are words to say
+    ("Our pediatrician told us no screens at all in the hour before bed.",
+     'Announce "screens are sleeping now" so it becomes a ritual.', False),
+    ("Our pediatrician told us no screens at all in the hour before bed.",
+     "Put a meditation app on the tablet once he's in bed.", True),
+    # what a food is made with is a warning; a flute is a glass
+    ("No alcohol in anything, please.", "Most vanilla extract is made with alcohol.", False),
+    ("I'm two years sober.", "Serve sparkling tea in real champagne flutes.", False),
+    # others who eat everything take their dishes
+    ("I'm vegetarian but my husband eats everything.", "He can add pulled chicken.", False),
+    # a new clause after a comma ends the exclusion
+    ("We keep kosher, so no mixing meat and dairy, and the main will be meat.",
+     "Braised brisket with onions and carrots.", False),
+])
+def test_parents_generic_animals_descriptions_quotes_and_clauses(
+        user: str, answer: str, broken: bool) -> None:
+    from monitor.engine.constraints import binding
+
+    assert any(broken_by(answer, r) is not None
+               for r in binding(user, 0, user)) is broken
+
+
+def test_a_time_limit_the_user_set_reads_durations_not_periods() -> None:
+    """ "dinners that take 20 minutes max" bounds how long; "can easily cost" prices no
+    offer."""
+    from monitor.engine.constraints import sets_time_limit
+
+    assert sets_time_limit("I need weeknight dinners that take 20 minutes max.")
+    assert sets_time_limit("I only get the baby's nap, so any workout has to be 20 "
+                           "minutes max.")
+    assert not sets_time_limit("The drive takes about 20 minutes.")
+    assert goes_over("A good general zoom can easily cost another $1,000+.")

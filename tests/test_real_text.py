@@ -1071,3 +1071,20 @@ def test_the_cream_after_its_substitute_was_named_is_no_page() -> None:
     bare = [c for c in certify(turns("Chill a tin of coconut milk overnight.")) if
             c.turn_index == 3]
     assert any(c.severity == "page" for c in bare), explain(bare)
+
+
+def test_a_time_over_the_users_limit_is_a_warning_and_a_period_is_none() -> None:
+    """ "20 minutes max, start to finish" / "braise it for about 3 hours": certified as a
+    warning (what it times may be one step); "every 1-2 weeks" is how often, not how long."""
+    turns: Turns = [
+        ("user", "I need weeknight dinners that take 20 minutes max, start to finish."),
+        ("assistant", "Here are three quick ideas: a stir-fry, tacos and a frittata. Each "
+                      "takes about 15 minutes."),
+        ("user", "Nice. Anything heartier for Thursday?"),
+        ("assistant", "Classic pot roast: brown a chuck roast, then braise it in the oven "
+                      "for about 3 hours with carrots. Make extra every 1–2 weeks."),
+    ]
+    certs = [c for c in certify(turns) if c.turn_index == 3]
+    assert [(c.detector, c.severity) for c in certs] == [("constraint", "warn")], explain(
+        certs)
+    assert "3 hours" in certs[0].explanation

@@ -506,10 +506,12 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             for label, words in sorted(found.items()) if words - allowed]
 
 
-_NEW_CLAUSE = re.compile(r",\s*(?:and\s+|so\s+|since\s+|because\s+|as\s+)?(?:i|i'm|i've|we|we're|"
-                         r"we've|she|she's|he|he's|they|they're|my|our|it's|there's)\b.*$")
+_NEW_CLAUSE = re.compile(r",\s*(?:and\s+|so\s+|since\s+|because\s+|as\s+)?(?:(?:i|i'm|i've|we|"
+                         r"we're|we've|she|she's|he|he's|they|they're|my|our|it's|there's)\b|"
+                         r"the\s+[\w-]+\s+(?:is|are|will|was|were|has|have)\b).*$")
 """A new clause after a comma ends an exclusion: "no synthetic pesticides or herbicides,
-we have a toddler and free-range chickens" rules out no chickens."""
+we have a toddler and free-range chickens" rules out no chickens; "no mixing meat and
+dairy, and the main will be meat" rules out no meat."""
 _QUANTIFIERS = frozenset({"no", "any", "anything", "all", "more", "other"})
 """Words before what a chunk rules out: "anything high impact", "and no pull ups"."""
 _GIVER_SOURCE = re.compile(r"'?s?\s+(?:rule|rules|policy|says|said|insists|orders)\b")
@@ -613,6 +615,18 @@ def sets_cap(sentence: str) -> bool:
         bool(t.cap_limit.search(text)) and cues.speaks_of_self(text))
 
 
+def sets_time_limit(sentence: str) -> bool:
+    """The user's sentence bounds how long something may take ("I need weeknight dinners
+    that take 20 minutes max", "any workout has to be 20 minutes max"): its upper bound
+    in time is a limit. Never a page: what an answer times may be one step of it."""
+    text = _plain(sentence)
+    return bool(tables().cap_limit.search(text)) and (
+        cues.speaks_of_self(text) or _MUST.search(text) is not None)
+
+
+_MUST = re.compile(r"\b(?:has|have|needs?)\s+to\b|\bmust\b", re.I)
+
+
 def cap_lifted(prompt: str) -> bool:
     """The user sets the cap aside for this answer ("if money were no object")."""
     return bool(tables().cap_lifted.search(_plain(prompt)))
@@ -695,6 +709,12 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
             if activity and _THIRD_PARTY_LEAD.match(lower) and not cues.addresses_user(
                     lower, match.start()):
                 continue  # "Northern lights tours leave at 9 and drive to clear skies"
+            if activity and not lower[:match.start()].strip(_LEADING) and (
+                    lower.endswith("ing", 0, match.end())
+                    and _DESCRIBED.match(lower, match.end())):
+                continue  # "Flying from London to Rome takes about two and a half hours"
+            if _inside_quotes(lower, match.start()):
+                continue  # "Announce "screens are sleeping now"": words to say
             if _SOMEONE_PICTURES.match(lower):
                 continue  # "He's probably picturing paella de marisco, loaded with prawns"
             return sentence[match.start():match.end()]
@@ -732,6 +752,22 @@ _THIRD_PARTY_LEAD = re.compile(r"\W*(?:[\w'-]+\s+){0,3}?(?:tours?|buses|coaches|
                                r"locals|taxis?|cabs?)\s+(?!you\b)")
 """A sentence whose subject is someone else who does the activity: "Northern lights tours
 leave Reykjavík in the evening and drive to wherever skies are clearest"."""
+
+
+_LEADING = " \t-*#>\"'\u201c(0123456789."
+"""What may stand before a sentence's first word: list marks, quotes, numbering."""
+_DESCRIBED = re.compile(r"(?:\s+[\w'-]+){0,6}?\s+(?:takes|costs|is|would\s+take|would\s+cost|"
+                        r"would\s+be|means)\b")
+"""After an activity's gerund that opens the sentence, the verb that describes it: "Flying
+from London to Rome takes about two and a half hours" compares; it offers no flight ("The
+climb up North Berwick Law is steep" still climbs)."""
+
+
+def _inside_quotes(lower: str, at: int) -> bool:
+    """The position lies inside a quotation ("Announce "screens are sleeping now""):
+    words for someone to say, not what the answer offers."""
+    before = lower[:at]
+    return before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d")
 
 
 _SOMEONE_PICTURES = re.compile(

@@ -66,6 +66,7 @@ from monitor.engine.constraints import (
     lifted_by,
     presumption,
     sets_cap,
+    sets_time_limit,
     someone_elses,
     steering_heading,
     substitute_named,
@@ -1123,17 +1124,22 @@ class Engine:
                 cap = next((c for c in caps if amount.shape != "upper"
                             and amounts.comparable(amount, c[2])
                             and amounts.incompatible(amount, c[2])
+                            and not _a_period(sentence, amount, c[2])
                             and not aligned.user_gave_amount(state.statements, c[0], turn,
                                                              amount)), None)
                 if cap is None:
                     continue
                 cap_turn, cap_sentence, cap_amount = cap
+                timed = cap_amount.quantity.dimension == "time"
                 doubt = (f'the answer speaks of going over it elsewhere: "{going_over}"'
-                         if going_over is not None else None)
+                         if going_over is not None
+                         else "what it times may be one step, not the whole" if timed
+                         else None)
+                about = {"time"} if timed else {"budget"}
                 found.append((-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence,
-                    _statement_fact(sentence, context, "assistant", turn, amount, {"budget"}),
-                    _statement_fact(cap_sentence, "", "user", cap_turn, cap_amount, {"budget"}),
+                    _statement_fact(sentence, context, "assistant", turn, amount, about),
+                    _statement_fact(cap_sentence, "", "user", cap_turn, cap_amount, about),
                     f"{amount.quantity.surface} is over the user's cap of "
                     f"{cap_amount.quantity.surface}", doubt=doubt), 1.0))
                 break
@@ -1271,19 +1277,36 @@ _RECOMMENDING_IF = re.compile(r"\W*if\s+i\s+(?:were|had\s+to|could\s+only)\b", r
 had to pick one, I'd go with ..."): what it prices is offered."""
 
 
+_EVERY = re.compile(r"\b(?:every|each|per|a|once\s+a|twice\s+a)\s+$", re.I)
+_DAY_S = 86_400.0
+
+
+def _a_period(sentence: str, amount: amounts.Amount, cap: amounts.Amount) -> bool:
+    """A time that says how often, or a span of days against a limit of minutes or hours
+    ("Add weight every 1-2 weeks" against "20 minutes max per workout"): no duration."""
+    if cap.quantity.dimension != "time":
+        return False
+    return bool(_EVERY.search(sentence[:amount.quantity.start])) or (
+        amount.low >= _DAY_S > cap.high)
+
+
 def _user_caps(state: ConversationState, turn: int
                ) -> list[tuple[int, str, amounts.Amount]]:
     """The user's latest spending cap in each currency said before this turn, with its
-    turn and sentence ("£600 max", "my budget is $1,200", read as at most that). Two caps
-    of one currency in one turn are left out: which thing each caps is not read."""
+    turn and sentence ("£600 max", "my budget is $1,200", read as at most that), and their
+    latest time limit ("dinners that take 20 minutes max"). Two caps of one measure in one
+    turn are left out: which thing each caps is not read."""
     latest: dict[tuple[str, str | None], list[tuple[int, str, amounts.Amount]]] = {}
     for old_turn, speaker, sentence, _ in state.statements:
-        if speaker != "user" or old_turn >= turn or not sets_cap(sentence):
+        if speaker != "user" or old_turn >= turn:
             continue
-        for amount in aligned.measured(sentence):
-            if not amount.quantity.dimension.startswith("currency"):
+        spending, limit = sets_cap(sentence), sets_time_limit(sentence)
+        for amount in aligned.measured(sentence) if spending or limit else ():
+            if amount.quantity.dimension == "time" and limit and amount.shape == "upper":
+                pass  # "20 minutes max": a limit only where the sentence bounds it
+            elif not (spending and amount.quantity.dimension.startswith("currency")):
                 continue
-            if amount.shape != "upper":  # "my budget is $1,200": at most that
+            elif amount.shape != "upper":  # "my budget is $1,200": at most that
                 amount = replace(amount, low=float("-inf"), shape="upper")
             rows = latest.setdefault(amounts.measure(amount), [])
             if rows and rows[-1][0] != old_turn:
