@@ -1106,3 +1106,47 @@ def test_a_time_limit_the_user_set_reads_durations_not_periods() -> None:
                            "minutes max.")
     assert not sets_time_limit("The drive takes about 20 minutes.")
     assert goes_over("A good general zoom can easily cost another $1,000+.")
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("My nephrologist told me never to take NSAIDs.",
+     "An over-the-counter naproxen tablet like Aleve before bed can help.", True),
+    ("My GP told me to stay off all NSAIDs.", "Ice is a natural anti-inflammatory.", False),
+    ("She uses a wheelchair so everything needs to be step-free.",
+     "Book a table at a tasca at the top of a steep flight of stairs.", True),
+    ("I've got a Pixel 8 myself.", "Add a location widget to your iPhone's home screen.",
+     True),
+    ("I'm an only child.", "Hold a family meeting so your brothers and sisters can help.",
+     True),
+    ("Our new flat has an induction hob.", "Get the wok ripping hot over your gas flame.",
+     True),
+    ("I have type 1 diabetes, on a pump with a CGM.",
+     "Since you don't have any medical conditions to plan around, eat as usual.", True),
+    ("I went freelance as a graphic designer in January.",
+     "When you were an employee, your employer withheld tax from each paycheck.", False),
+    ("I went freelance as a graphic designer in January.",
+     "Because your employer already withholds income tax, you're covered.", True),
+    ("School rules: nothing with open flames and no live animals.",
+     "Set the beaker over a tea light candle.", True),
+    ("Our two kids, ages 3 and 5, are coming too.",
+     "Hand your teenagers a paper map and let them navigate.", True),
+    ("I'm 16 and a junior in high school.",
+     "Point to finishing your bachelor's degree as proof of follow-through.", True),
+    ("My doctor says I have low blood pressure, usually around 90/58.",
+     "With your blood pressure running high, go easy on the salt.", True),
+    ("I work three 12-hour night shifts a week, 7pm to 7am.",
+     "Because your workdays start early in the morning, pre-portion breakfasts.", True),
+])
+def test_medicines_flights_of_stairs_phones_families_and_more(user: str, answer: str,
+                                                              broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_a_shift_worker_who_mentions_a_shift_keeps_the_night_work() -> None:
+    """ "4 or 5 cups a shift" speaks of a shift, not of a change to night work."""
+    from monitor.engine.constraints import topic_words
+
+    [rule] = constraints_in("I work three 12-hour night shifts a week, 7pm to 7am.", 0)
+    assert "shift" not in topic_words(rule.label)
+    [cap] = constraints_in("Science fair rules: no open flames.", 0)
+    assert cap.label == "no_open_flames"

@@ -19,10 +19,12 @@ from monitor.engine.quantities import Quantity
 
 _NUM = r"\d+(?:[.,]\d+)*"
 _RANGE = re.compile(
-    rf"(?:\bbetween\s+|\bfrom\s+)?(?P<pre>[£$€¥])?(?P<a>{_NUM})\s*(?:-|–|—|to|and)\s*"
+    rf"(?:\bbetween\s+|\bfrom\s+)?(?P<pre>[£$€¥])?(?P<a>{_NUM})(?:\s*(?:-|–|to|and)\s*|—)"
     rf"(?P<b>[^\s\d]{{0,3}}{_NUM})",
     re.IGNORECASE,
 )
+"""A range in digits: "£210–£260", "2 to 3". An em dash between spaces opens a new clause,
+not the range's other end ("the MacBook Air M3 at $1,099 — 15+ hours of real use")."""
 _AND_A_HALF = r"\s+and\s+a\s+half\b"
 _WORD_RANGE = re.compile(
     rf"(?:\bbetween\s+(?P<a2>{quantities.NUMBER_WORD_RUN})\s+and\s+"

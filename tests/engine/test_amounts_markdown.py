@@ -106,3 +106,12 @@ def test_a_bold_line_on_its_own_titles_the_prose_under_it() -> None:
     # a bold lead that goes on in the same line is the sentence's own words
     (lead,) = segments("**Bag fees** run $40 for the first bag.\nBook online.")
     assert lead.text == "Bag fees run $40 for the first bag. Book online."
+
+
+def test_an_em_dash_between_spaces_opens_a_clause_not_a_range() -> None:
+    """ "at $1,099 — 15+ hours of real use" prices one laptop; "$10—15" is a range."""
+    price, hours = amounts("The MacBook Air M3 at $1,099 — 15+ hours of real use is common.")
+    assert (price.shape, price.quantity.surface) == ("point", "$1,099")
+    assert hours.shape == "lower"
+    (span,) = amounts("It costs $10—15.")
+    assert (span.shape, span.low, span.high) == ("range", 10.0, 15.0)
