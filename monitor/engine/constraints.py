@@ -79,16 +79,16 @@ class _Tables:
     possessions: dict[str, tuple[str, ...]]
     possession_denied: re.Pattern[str]
     possession_held: re.Pattern[str]
+    presumed_missing: tuple[str, ...]
     party_size: re.Pattern[str]
+    party_counted: tuple[str, ...]
+    party_largest: int
     tried: re.Pattern[str]
     tried_breaks: tuple[str, ...]
     sided: re.Pattern[str]
     sided_labels: frozenset[str]
     sided_injury: re.Pattern[str]
     sided_breaks: tuple[str, ...]
-    party_counted: tuple[str, ...]
-    party_largest: int
-    presumed_missing: tuple[str, ...]
     negations: re.Pattern[str]
     situation_aside: re.Pattern[str]
     others_eat: re.Pattern[str]
@@ -184,6 +184,8 @@ def tables() -> _Tables:
             config["possession_held"]["pattern"].replace("{things}", things), re.I),
         presumed_missing=tuple(config["possession_held"]["presumed_missing"]),
         party_size=re.compile(config["party_size"]["pattern"], re.I),
+        party_counted=tuple(config["party_size"]["counted"]),
+        party_largest=int(config["party_size"]["largest"]),
         tried=re.compile(config["tried"]["pattern"], re.I),
         tried_breaks=tuple(config["tried"]["breaks"]),
         sided=re.compile(r"\bmy\s+(left|right)\s+(" + "|".join(config["sided"]["parts"])
@@ -192,8 +194,6 @@ def tables() -> _Tables:
                                for part in config["sided"]["parts"]),
         sided_injury=re.compile(config["sided"]["injury"], re.I),
         sided_breaks=tuple(config["sided"]["breaks"]),
-        party_counted=tuple(config["party_size"]["counted"]),
-        party_largest=int(config["party_size"]["largest"]),
         negations=word_pattern(tuple(config["negations"]["words"])),
         situation_aside=word_pattern(tuple(config["situation_aside"]["words"])),
         others_eat=re.compile(config["others_eat"]["pattern"], re.I),
@@ -258,8 +258,10 @@ def _held(label: str) -> str | None:
 
 
 _PARTY = re.compile(r"party of (\d+)")
+"""The label of a party size the user gave ("party of 3"), set only by `party_size`."""
 
 
+@cache
 def _number_names() -> dict[int, list[str]]:
     """Each small number's names: its digits and its words ("3", "three")."""
     names: dict[int, list[str]] = defaultdict(list)
@@ -625,6 +627,7 @@ def sets_time_limit(sentence: str) -> bool:
 
 
 _MUST = re.compile(r"\b(?:has|have|needs?)\s+to\b|\bmust\b", re.I)
+"""A bound said as a need of something else: "any workout has to be 20 minutes max"."""
 
 
 def cap_lifted(prompt: str) -> bool:
@@ -727,6 +730,7 @@ activity ("Since you'll be behind the wheel on single-track roads") unless a neg
 follows ("since you can't always see crash damage")."""
 _NEGATED_VERB = re.compile(r"(?:'re|'ll|'ve|'d)?\s+(?:\w+\s+)?(?:not|never|n't)\b|"
                            r"\s+\w+n't\b")
+"""After "since you", a negated verb: "since you can't always see crash damage"."""
 _LOCAL_ASIDES = frozenset({"rather than", "instead", "alternative"})
 """Asides that set aside only what stands near them: "Because your employer is already
 withholding tax, ... a bigger refund rather than lower payments" still presumes the

@@ -1277,8 +1277,10 @@ _RECOMMENDING_IF = re.compile(r"\W*if\s+i\s+(?:were|had\s+to|could\s+only)\b", r
 had to pick one, I'd go with ..."): what it prices is offered."""
 
 
-_EVERY = re.compile(r"\b(?:every|each|per|a|once\s+a|twice\s+a)\s+$", re.I)
+_EVERY = re.compile(r"\b(?:every|each|per)\s+$", re.I)
+"""Words before a time that make it how often ("every 1-2 weeks"), not how long."""
 _DAY_S = 86_400.0
+"""A day in seconds: a span of days is no duration against a limit of minutes."""
 
 
 def _a_period(sentence: str, amount: amounts.Amount, cap: amounts.Amount) -> bool:
@@ -1302,8 +1304,9 @@ def _user_caps(state: ConversationState, turn: int
             continue
         spending, limit = sets_cap(sentence), sets_time_limit(sentence)
         for amount in aligned.measured(sentence) if spending or limit else ():
-            if amount.quantity.dimension == "time" and limit and amount.shape == "upper":
-                pass  # "20 minutes max": a limit only where the sentence bounds it
+            if amount.quantity.dimension == "time":
+                if not (limit and amount.shape == "upper"):
+                    continue  # "20 minutes max" bounds; "we have 3 hours" may not
             elif not (spending and amount.quantity.dimension.startswith("currency")):
                 continue
             elif amount.shape != "upper":  # "my budget is $1,200": at most that
