@@ -1150,3 +1150,20 @@ def test_a_shift_worker_who_mentions_a_shift_keeps_the_night_work() -> None:
     assert "shift" not in topic_words(rule.label)
     [cap] = constraints_in("Science fair rules: no open flames.", 0)
     assert cap.label == "no_open_flames"
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("Spanish is my first language.",
+     "Because English is your mother tongue, der/die/das will be the biggest shock.", True),
+    ("I'm a native Spanish speaker (from Seville).",
+     "As an English speaker you'll find the vocabulary familiar.", False),
+    # a clause of purpose keeps what came before
+    ("We only have one cat, Miso, she's 4.",
+     "Keep your cats in separate rooms so they don't take their stress out on each other.",
+     True),
+    ("We only have one cat, Miso, she's 4.",
+     "Some owners keep their cats apart, so they aren't your cats to worry about.", False),
+])
+def test_a_first_language_and_a_clause_of_purpose(user: str, answer: str,
+                                                   broken: bool) -> None:
+    assert _breaks(user, answer) is broken

@@ -85,6 +85,9 @@ class _Tables:
     party_largest: int
     tried: re.Pattern[str]
     tried_breaks: tuple[str, ...]
+    native_language: re.Pattern[str]
+    languages: tuple[str, ...]
+    native_breaks: tuple[str, ...]
     sided: re.Pattern[str]
     sided_labels: frozenset[str]
     sided_injury: re.Pattern[str]
@@ -188,6 +191,9 @@ def tables() -> _Tables:
         party_largest=int(config["party_size"]["largest"]),
         tried=re.compile(config["tried"]["pattern"], re.I),
         tried_breaks=tuple(config["tried"]["breaks"]),
+        native_language=re.compile(config["native_language"]["pattern"], re.I),
+        languages=tuple(config["native_language"]["languages"]),
+        native_breaks=tuple(config["native_language"]["breaks"]),
         sided=re.compile(r"\bmy\s+(left|right)\s+(" + "|".join(config["sided"]["parts"])
                          + r")\b", re.I),
         sided_labels=frozenset(f"{side} {part}" for side in ("left", "right")
@@ -236,6 +242,8 @@ def rule_phrase(label: str) -> str:
         return f"a group of {party.group(1)}"
     if _tried(label) is not None:
         return f"having tried {_tried(label)}"
+    if _native(label) is not None:
+        return f"{str(_native(label)).capitalize()} as their first language"
     if label in t.sided_labels:
         return f"the injured {label}"
     held = _held(label)
@@ -283,12 +291,19 @@ def _tried(label: str) -> str | None:
     return thing if thing != label else None
 
 
+def _native(label: str) -> str | None:
+    """The language a "native <language>" label says is the user's first, or None."""
+    language = label.removeprefix("native ")
+    return language if language != label and language in tables().languages else None
+
+
 def is_situation(label: str) -> bool:
     """The constraint is what the user told of their situation (a thing they have or have
     not got, living alone, not swimming), broken by an answer that presumes otherwise."""
     return (label in tables().situations or _possession(label) is not None
             or _held(label) is not None or _PARTY.fullmatch(label) is not None
-            or label in tables().sided_labels or _tried(label) is not None)
+            or label in tables().sided_labels or _tried(label) is not None
+            or _native(label) is not None)
 
 
 def explanation(word: str, label: str) -> str:
@@ -438,6 +453,12 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
         found.setdefault(f"tried {thing}", set()).update(
             template.format(thing=thing) for template in t.tried_breaks)
         within[f"tried {thing}"] = (thing.split()[-1],)
+    for match in t.native_language.finditer(lower):  # "Spanish is my first language"
+        language = next(g for g in match.groups() if g)
+        if language in t.languages:
+            found.setdefault(f"native {language}", set()).update(
+                template.format(language=other) for other in t.languages
+                if other != language for template in t.native_breaks)
     for match in t.possession_held.finditer(lower):
         thing = re.sub(r"\s+", " ", match.group(1))
         found.setdefault(f"with {thing}", set()).update(
@@ -792,6 +813,18 @@ vegan", "so it's not safe", "A power drill would make this faster, but you don't
 one"; not a relative "that" ("bits that don't crumble")."""
 
 
+_PURPOSE = re.compile(r"\bso\s+(?:that\s+)?[a-z]+\s+(?:don't|doesn't|do\s+not|does\s+not|"
+                      r"won't|can't)\b")
+"""A later clause of purpose, not of denial: "Keep your cats in separate rooms ..., so
+they don't take their stress out on each other" keeps the cats."""
+
+
+def _denied_after(lower: str, end: int) -> bool:
+    """A later clause denies what came before (`_BACK_NEGATED`), unless it is a purpose."""
+    back = _BACK_NEGATED.search(lower, end)
+    return back is not None and not _PURPOSE.search(back.group(0))
+
+
 def _negated_around(lower: str, match: re.Match[str]) -> bool:
     """A negation that bears on the matched words: before them ("Unfortunately, no - both
     contain gluten", "Better not - even a dusting of flour"), in their clause ("honey
@@ -806,7 +839,7 @@ def _negated_around(lower: str, match: re.Match[str]) -> bool:
     return bool(negation.search(lower, 0, match.start())
                 or negation.search(_clause_at(blanked, match))
                 or (said_of and negation.match(lower, said_of.end()))
-                or _BACK_NEGATED.search(lower, match.end()))
+                or _denied_after(lower, match.end()))
 
 
 _SAID_OF = re.compile(r"\W*?[:—–-]\s*")
