@@ -288,3 +288,17 @@ def test_a_subjectless_item_is_compared_only_under_its_own_heading() -> None:
     new = ["Doesn't keep the museum closed."]
     assert stage._candidates(state, 3, new, ["option 2: the museum card"], [()]) == []
     assert stage._candidates(state, 3, new, ["option 1: the city pass"], [()]) != []
+
+
+def test_two_sentences_that_share_no_word_are_a_doubt_never_a_page() -> None:
+    """ "Deep yoga poses like hero pose or lotus." / "Swimming — freestyle or backstroke":
+    the verifier read two list items as one scene (0.97, paged); sharing no word, they
+    may speak of different things."""
+    stage, _ = _stage()
+    state = ConversationState("c")
+    stage.remember(state, 1, "assistant", [("The museum doors are open.", "")])
+    found = stage.judge(state, 3, [("The museum entrance is closed.", "")], [])
+    assert [f.doubt for _, f, _ in found] == [None]
+    found = stage.judge(state, 3, [("The galleries stay closed.", "")], [])
+    assert [f.detector for _, f, _ in found] == ["nli"]
+    assert str(found[0][1].doubt).startswith("the two sentences share no word")

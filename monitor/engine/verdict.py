@@ -428,7 +428,11 @@ def _nli_finding(
     claim = sentence_fact(sentence, context, "assistant", turn, subject)
     old = sentence_fact(prior.sentence, prior.context, prior.speaker, prior.turn, subject)
     detail = f"verifier P(contradiction) {verdict.contradiction:.2f}"
-    return Finding("nli", verdict.contradiction, claim, old, detail, verdict)
+    # "Deep yoga poses like hero pose or lotus." / "Swimming — freestyle or backstroke":
+    # two items of lists that name different things, read by the verifier as one scene
+    doubt = None if _stems(sentence) & _stems(prior.sentence) else (
+        "the two sentences share no word: they may speak of different things")
+    return Finding("nli", verdict.contradiction, claim, old, detail, verdict, doubt=doubt)
 
 
 def sentence_fact(sentence: str, context: str, speaker: str, turn: int, subject: str) -> Fact:
