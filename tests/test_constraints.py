@@ -1167,3 +1167,37 @@ def test_a_shift_worker_who_mentions_a_shift_keeps_the_night_work() -> None:
 def test_a_first_language_and_a_clause_of_purpose(user: str, answer: str,
                                                    broken: bool) -> None:
     assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("I'm Brazilian, Portuguese is my native language.",
+     "Coming from English as your mother tongue, the tap will feel odd.", True),
+    ("We rent, so I can't rip out the ceiling.",
+     "Because you own the place, you could hang a drop ceiling.", True),
+    ("We'll be taking our Kia EV6.", "Top off the gas tank the evening before.", True),
+    ("I've been fully remote since 2020.", "Use the drive home as a decompression zone.",
+     True),
+    ("She's strictly an indoor cat, never been outside except to the vet.",
+     "Since she spends part of her day roaming the neighborhood, ticks are a concern.", True),
+    ("I crochet, never learned to knit.",
+     "Since you already know your way around a pair of needles, try circulars.", True),
+    ("I've never had a passport, this is my first time leaving the country.",
+     "Since you're renewing, you can mail form DS-82.", True),
+    ("I already have a bachelor's in biology.",
+     "Because you'll be a first-time undergraduate, you qualify for Pell Grants.", True),
+    ("My doctor said no grapefruit because of my statin.",
+     "Pair it with fresh pink grapefruit segments.", True),
+    ("I don't drink at all, never have.", "Put it in a wine bag from the wine shop.", False),
+])
+def test_languages_homes_cars_pets_papers_and_things_named_by_a_drink(
+        user: str, answer: str, broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_a_diet_kept_in_the_users_kitchen_binds_a_dish_for_guests() -> None:
+    from monitor.engine.constraints import binds_answer
+
+    [halal] = constraints_in("I keep halal.", 0)
+    assert binds_answer(halal, "Can you give me a risotto I can make for guests?")
+    [veggie] = constraints_in("I'm vegetarian.", 0)
+    assert not binds_answer(veggie, "Any mild suggestions for my guests?")

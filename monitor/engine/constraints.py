@@ -105,6 +105,7 @@ class _Tables:
     others_hold: dict[str, re.Pattern[str]]
     others_cancel: re.Pattern[str]
     for_someone_else: re.Pattern[str]
+    always_binding: frozenset[str]
 
 
 @cache
@@ -213,6 +214,7 @@ def tables() -> _Tables:
                      for label, pattern in config["others_hold"].items()},
         others_cancel=re.compile(config["others_cancel"]["pattern"], re.I),
         for_someone_else=re.compile(config["for_someone_else"]["pattern"], re.I),
+        always_binding=frozenset(config["for_someone_else"]["always_binding"]),
         not_a_diet_after=re.compile(r"\s+" + word_pattern(
             tuple(config["not_a_diet_after"]["words"])).pattern, re.I),
         other_drink=re.compile(r"\s+" + word_pattern(
@@ -358,7 +360,8 @@ def _plain(text: str) -> str:
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/|\bincluding\b|\bsuch\s+as\b|\blike\b",
                           re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore|for|until|"
-                       r"till|completely|entirely|altogether|although|however|whereas|etc)\b.*$",
+                       r"till|completely|entirely|altogether|although|however|whereas|etc|"
+                       r"because|of any kind)\b.*$",
                        re.I)
 """Where an exclusion's words end ("no nuts, although ..."). A "but" ends it in `openers`
 itself, so that "no meat, no fish, but I do eat eggs and dairy" rules out no dairy and
@@ -574,8 +577,10 @@ def binds_answer(rule: Constraint, prompt: str) -> bool:
     """What the user rules out for themselves binds no answer to a question about someone
     else's food ("im vegetarian (no meat or fish)" / "a guy on my team can't do spicy
     food, any mild suggestions for him?": the chicken soup is for him). An allergy does,
-    so does anyone else's rule, and so does the user's situation."""
+    so does anyone else's rule, the user's situation, and a diet kept in the user's
+    kitchen whoever eats (`always_binding`: a halal host's risotto for guests)."""
     return (is_situation(rule.label) or bool(_ALLERGY.search(rule.sentence))
+            or rule.label in tables().always_binding
             or not _SPEAKER.search(rule.sentence) or cues.speaks_of_others(rule.sentence)
             or not tables().for_someone_else.search(_plain(prompt)))
 
