@@ -1116,6 +1116,7 @@ def test_a_time_limit_the_user_set_reads_durations_not_periods() -> None:
      "Book a table at a tasca at the top of a steep flight of stairs.", True),
     ("I've got a Pixel 8 myself.", "Add a location widget to your iPhone's home screen.",
      True),
+    ("My Samsung TV is old.", "Add a location widget to your iPhone's home screen.", False),
     ("I'm an only child.", "Hold a family meeting so your brothers and sisters can help.",
      True),
     ("Our new flat has an induction hob.", "Get the wok ripping hot over your gas flame.",
