@@ -697,18 +697,16 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
             return None  # the answer is steering around it ("nut-free", "avoid")
     if constraint.label in t.diets and _said(lower, constraint.label):
         return None  # "make sure any sausages are halal-certified": it speaks to the diet
+    if _SOMEONE_PICTURES.match(lower):
+        return None  # "He's probably picturing paella de marisco, loaded with prawns"
+    asides = list(t.situation_aside.finditer(lower)) if situation else []
     for word, pattern in zip(constraint.breaks, _breaking_patterns(constraint.label,
                                                                    constraint.breaks),
                              strict=True):
         for match in pattern.finditer(lower):
-            clause_end = _CLAUSE_BREAK.search(lower, match.end())
-            if situation and any(
-                    (aside.group(0) not in _LOCAL_ASIDES or clause_end is None
-                     or aside.start() < clause_end.start())
-                    and not match.start() <= aside.start() < aside.end() <= match.end()
-                    for aside in t.situation_aside.finditer(lower)):
-                continue  # set aside ("if you ever get a car", "Most plans assume a 9-to-5
-                # ..., but for you"); not by "rather than" in a later clause
+            if asides and _set_aside(lower, match, asides):
+                continue  # "if you ever get a car", "Most plans assume a 9-to-5 ..., but
+                # for you"
             if any(not _SWAPPED_IN.match(lower, m.end()) and not (
                     m.end() <= match.start() and _SWAPPED_FOR.search(lower, m.end(),
                                                                      match.start()))
@@ -744,10 +742,20 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
                 continue  # "Flying from London to Rome takes about two and a half hours"
             if _inside_quotes(lower, match.start()):
                 continue  # "Announce "screens are sleeping now"": words to say
-            if _SOMEONE_PICTURES.match(lower):
-                continue  # "He's probably picturing paella de marisco, loaded with prawns"
             return sentence[match.start():match.end()]
     return None
+
+
+def _set_aside(lower: str, match: re.Match[str], asides: list[re.Match[str]]) -> bool:
+    """An aside bears on the presumption matched: anywhere in the sentence, except a
+    local one (`_LOCAL_ASIDES`) in a later clause ("rather than" after "Because your
+    employer withholds tax, ...") and one inside the presumption's own words ("since you
+    haven't tried it yet")."""
+    clause_end = _CLAUSE_BREAK.search(lower, match.end())
+    return any((aside.group(0) not in _LOCAL_ASIDES or clause_end is None
+                or aside.start() < clause_end.start())
+               and not match.start() <= aside.start() < aside.end() <= match.end()
+               for aside in asides)
 
 
 _PRESUMING_OPENERS = frozenset({"since you", "because you"})

@@ -1053,7 +1053,12 @@ class Engine:
         # sentence) or a rule on what is offered (read in asserted ones)
         rules = [(rule, is_situation(rule.label)) for rule in state.constraints
                  if rule.turn < turn and binds_answer(rule, prompt)]
+        if not rules:
+            return []
         said = {s for s, _ in asserted}
+        # what the answers said so far, where a substitute may have been named
+        answered = [a.sentence for a in state.assertions
+                    if a.turn < turn and a.speaker == "assistant"] + [s for s, _ in asserted]
         for sentence, context in [*asserted, *((s, c) for s, c in presuming if s not in said)]:
             stated = sentence in said
             sentence = sentence[:bounds.SENTENCE_CHARS]
@@ -1075,9 +1080,7 @@ class Engine:
                 # "What to skip" warns of foods; it does not make "your previous trip" any
                 # less of a presumption
                 asked = None if situation else asked_for(word, prompt)
-                named = None if situation else substitute_named(
-                    sentence, word, [a.sentence for a in state.assertions if a.turn < turn
-                                     and a.speaker == "assistant"] + [s for s, _ in asserted])
+                named = None if situation else substitute_named(sentence, word, answered)
                 doubt = (f'it is named under the heading "{context}"'
                          if steering_heading(context) and not situation
                          else f'the answer steers around it elsewhere: "{steering}"'
