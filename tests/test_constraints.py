@@ -1202,3 +1202,49 @@ def test_a_diet_kept_in_the_users_kitchen_binds_a_dish_for_guests() -> None:
     assert binds_answer(halal, "Can you give me a risotto I can make for guests?")
     [veggie] = constraints_in("I'm vegetarian.", 0)
     assert not binds_answer(veggie, "Any mild suggestions for my guests?")
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("I already tried valerian for a month and it did nothing.",
+     "Valerian is worth a go: since it would be new for you, start with a low dose.", True),
+    ("I live by myself in a one-bed flat.",
+     "Warn the people you share the flat with before the first session.", True),
+    ("We rent a two-bedroom in Leeds.",
+     "Because you've built equity in your home, a secured loan is cheapest.", True),
+    ("I retired in March; I'm 64 now.",
+     "With a long career still ahead of you, a dip now matters little.", True),
+    ("I retired in March; I'm 64 now.",
+     "Most savers put more in before they retire, but you can draw it down now.", False),
+    ("I just got my driver's license in June.",
+     "Quote with your long, clean driving history in mind.", True),
+    ("I'm a software developer, mostly Go.",
+     "Since config files aren't really your world, use the web installer.", True),
+    ("My wife stays at home with our twins.",
+     "Her salary still counts when you size her cover.", True),
+    ("Finally paid off my last student loan!",
+     "Keep autopay on your education debt so the discount stays.", True),
+    ("I've had type 1 diabetes for ten years.",
+     "With no health issues to plan around, you can train fasted.", True),
+    ("I've never been a runner.",
+     "You've already logged plenty of miles over the years, so go by feel.", True),
+    # the setting sentence speaks of a petrol car too
+    ("We have two cars: my Nissan Leaf and her old Golf.",
+     "Book an oil change for the Golf before winter.", False),
+    ("I drive a Nissan Leaf.", "Book an oil change before winter.", True),
+    # a lettuce wrap is no wheat; farro is
+    ("I'm coeliac.", "Serve the filling in lettuce wraps.", False),
+    ("I'm coeliac.", "Stir in a cup of cooked farro.", True),
+])
+def test_retirement_new_drivers_coders_partners_at_home_and_paid_off_loans(
+        user: str, answer: str, broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "labels"), [
+    # "cut costs" rules out no costs; "and I've decided" starts a clause of its own
+    ("We need to cut costs and I've decided: no takeaways.", set()),
+    ("My doctor told me to cut caffeine and alcohol.", {"alcohol", "caffeine"}),
+])
+def test_cutting_costs_and_a_new_clause_after_and_rule_nothing_out(
+        user: str, labels: set[str]) -> None:
+    assert {c.label for c in constraints_in(user, 0)} == labels

@@ -54,6 +54,7 @@ class _Tables:
     closers: re.Pattern[str]
     not_a_rule: re.Pattern[str]
     not_after_no: frozenset[str]
+    not_after_cut: frozenset[str]
     other_food_after: frozenset[str]
     other_food_before: frozenset[str]
     substitute_marks: dict[str, frozenset[str]]
@@ -76,6 +77,9 @@ class _Tables:
     setters: dict[str, re.Pattern[str]]
     """What sets each activity and situation in a user's sentence: its `set_by` phrases,
     or its `set_by_pattern` where a phrase list cannot say it ("my beagle Max is 12")."""
+    unless: dict[str, re.Pattern[str]]
+    """Words that keep a setting sentence from setting its situation (`unless`): "two
+    cars: her Honda CR-V and my Nissan Leaf" is a household with a petrol car too."""
     possessions: dict[str, tuple[str, ...]]
     possession_denied: re.Pattern[str]
     possession_held: re.Pattern[str]
@@ -156,6 +160,7 @@ def tables() -> _Tables:
             + r")(?![\w-])", re.I),
         not_a_rule=word_pattern(tuple(config["exclusions"]["closer_not_a_rule"])),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
+        not_after_cut=frozenset(config["exclusions"]["not_after_cut"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
         other_food_before=frozenset(config["other_food_before"]["words"]),
         substitute_marks={mark: frozenset(groups)
@@ -181,6 +186,8 @@ def tables() -> _Tables:
                 if "topic" in spec},
         setters={name: _setter(spec)
                  for name, spec in (*config["activities"].items(), *situations.items())},
+        unless={name: word_pattern(tuple(spec["unless"]))
+                for name, spec in situations.items() if "unless" in spec},
         possessions=possessions,
         possession_denied=re.compile(
             config["possession_denied"]["pattern"].replace("{things}", things), re.I),
@@ -434,7 +441,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 t.not_a_diet_after.match(lower, said.end())):  # "don't drink tea", "veggie garden"
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (_, breaks) in (*t.activities.items(), *t.situations.items()):
-        if t.setters[name].search(lower):  # "without a car", not "without a care"
+        if t.setters[name].search(lower) and not (  # "without a car", not "without a care"
+                name in t.unless and t.unless[name].search(lower)):
             found.setdefault(name, set()).update(breaks)
     for match in t.possession_denied.finditer(lower):
         thing = re.sub(r"\s+", " ", next(g for g in match.groups() if g))
@@ -493,7 +501,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 words = [*carried, *words]
             carried = (own or carried) if k < len(separators) and (
                 separators[k].lower() in _CARRYING) else []
-            if not words or (opener == "no" and words[0] in t.not_after_no) or all(
+            if not words or (opener == "no" and words[0] in t.not_after_no) or (
+                    "cut" in opener and words[0] in t.not_after_cut) or all(
                     w in _VAGUE or w in cues.stop_words() for w in words):
                 continue  # "anything like that", "things like nuts": no rule on "that"
             group = _group_named(words)
@@ -532,12 +541,14 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
             for label, words in sorted(found.items()) if words - allowed]
 
 
-_NEW_CLAUSE = re.compile(r",\s*(?:and\s+|so\s+|since\s+|because\s+|as\s+)?(?:(?:i|i'm|i've|we|"
+_NEW_CLAUSE = re.compile(r"(?:,|\s+and\b)\s*(?:and\s+|so\s+|since\s+|because\s+|as\s+)?"
+                         r"(?:(?:i|i'm|i've|we|"
                          r"we're|we've|she|she's|he|he's|they|they're|my|our|it's|there's)\b|"
                          r"the\s+[\w-]+\s+(?:is|are|will|was|were|has|have)\b).*$")
-"""A new clause after a comma ends an exclusion: "no synthetic pesticides or herbicides,
-we have a toddler and free-range chickens" rules out no chickens; "no mixing meat and
-dairy, and the main will be meat" rules out no meat."""
+"""A new clause after a comma or "and" ends an exclusion: "no synthetic pesticides or
+herbicides, we have a toddler and free-range chickens" rules out no chickens; "no mixing
+meat and dairy, and the main will be meat" rules out no meat; "trying to cut costs and
+I've decided: ..." rules out no "I've decided"."""
 _QUANTIFIERS = frozenset({"no", "any", "anything", "all", "more", "other"})
 """Words before what a chunk rules out: "anything high impact", "and no pull ups"."""
 _GIVER_SOURCE = re.compile(r"'?s?\s+(?:rule|rules|policy|says|said|insists|orders)\b")
