@@ -1248,3 +1248,76 @@ def test_retirement_new_drivers_coders_partners_at_home_and_paid_off_loans(
 def test_cutting_costs_and_a_new_clause_after_and_rule_nothing_out(
         user: str, labels: set[str]) -> None:
     assert {c.label for c in constraints_in(user, 0)} == labels
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("I'm an iPhone person, always have been.", "Open the Play Store and search for it.", True),
+    # a sentence about someone else, with no "you" in it
+    ("I'm on an iPhone; my husband has a Pixel.",
+     "He downloads the app from the Google Play Store on his Pixel.", False),
+    ("I've got a hob and a microwave, no oven at all.",
+     "Slide the tin onto the middle rack for 20 minutes.", True),
+    ("We're off to Porto with our 5-month-old son.",
+     "With nobody's bedtime to plan around, eat at ten.", True),
+    # the first visit is the niece's
+    ("My niece is coming, and it'll be her first time in Rome.",
+     "Since you've already done the Vatican, she could go while you rest.", False),
+    ("I garden organically, no synthetic pesticides.",
+     "A synthetic pesticide, so it's out under your rule.", False),
+    ("I don't drive, never learned.",
+     "Most guidebooks assume a rental car for the island.", False),
+    # an airline named in capitals still flies
+    ("I don't fly, so everything by land or sea.",
+     "KLM Royal Dutch Airlines nonstop from Vienna: about two hours.", True),
+])
+def test_phones_ovens_babies_rules_guidebooks_and_airlines(user: str, answer: str,
+                                                            broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_a_rule_that_denies_more_than_a_duration_is_a_time_limit() -> None:
+    from monitor.engine.aligned import measured
+    from monitor.engine.constraints import sets_time_limit
+
+    rule = "My dad had knee surgery, so no hikes longer than about 2 hours."
+    assert sets_time_limit(rule)
+    assert [a.shape for a in measured(rule)] == ["upper"]
+    assert [a.shape for a in measured("The hike takes over 2 hours.")] == ["lower"]
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # a food after a hyphen is still served, unless the hyphen makes it another thing
+    ("The party is completely nut-free.", "Set out a chocolate-hazelnut spread.", True),
+    ("I'm lactose intolerant.", "A coconut-milk curry with rice.", False),
+    ("I'm lactose intolerant.", "Top it with non-dairy cream.", False),
+    # what a parenthesis says it is made of
+    ("We're vegan.", "Fritters with a lemon aioli (made with aquafaba).", False),
+    ("We're vegan.", "Fritters with a lemon aioli (made with eggs and oil).", True),
+    # a teacher's rule, in the room where everything happens
+    ("The teacher said no glitter and no hot glue in the room.",
+     "Fix the eyes with a dab from a low-temp hot glue gun.", True),
+    ("I'm a single dad raising my son on my own.",
+     "If you and your partner take turns, nobody is the bad guy.", True),
+    ("I'm left-handed.", "Since your right hand is the dominant one, lead with it.", True),
+    ("I work fully remote, never been to the office.",
+     "Grab lunch in the office cafeteria twice a week.", True),
+    ("We're expecting twins in May!", "Since you'll only have the one little one, go light.",
+     True),
+    ("Our cat is 100% indoor.", "Watch how she reacts after her daily rambles.", True),
+    ("I live alone in a studio with no yard.", "Scatter kibble on the grass out back.", True),
+    ("I'm a second-grade teacher.", "Since your students are teenagers, email them too.",
+     True),
+])
+def test_hyphens_what_food_is_made_of_teachers_rules_and_more_situations(
+        user: str, answer: str, broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "labels"), [
+    # "non-halal" narrows the meat to some of it; "and no" opens a rule of its own
+    ("We keep halal, so no pork and no non-halal meat.", {"halal", "pork"}),
+    ("The teacher said no scissors for the kids and no hot glue in the room.",
+     {"scissor", "hot glue"}),
+])
+def test_a_narrowed_group_and_a_second_no_after_and(user: str, labels: set[str]) -> None:
+    assert {c.label for c in constraints_in(user, 0)} == labels

@@ -1080,3 +1080,44 @@ def test_an_instruction_tells_nothing_of_what_the_user_has_not_done() -> None:
                  ("assistant", "Here is the plan.\n\n- Walk for a week.\n- Run on flat, "
                   "even surfaces first (a treadmill or track).")])
     assert [c.detector for c in certs] == []
+
+
+def test_a_price_in_a_heading_over_the_cap_is_a_warning() -> None:
+    """A heading offers what it names ("## 3. Dune Pro (~£899)"), but it may head one tier
+    of a comparison: a doubt, never a page."""
+    answer = ("## 1. Arlo Lite (~£420)\n- Light and compact.\n\n"
+              "## 2. Dune Pro (~£899)\n- The roomiest basket.")
+    certs = run([("user", "We need a pram. Max budget is £450."),
+                 ("assistant", "Happy to help."), ("user", "What are your top two?"),
+                 ("assistant", answer)])
+    assert [(c.detector, c.severity, c.claim.sentence) for c in certs] == [
+        ("constraint", "warn", "2. Dune Pro (~£899)")]
+
+
+def test_a_value_said_before_the_price_paid_is_no_offer_over_the_cap() -> None:
+    assert run([("user", "Budget is $600 for a desk chair."),
+                ("assistant", "Happy to help."), ("user", "Any tips?"),
+                ("assistant", "Refurbishers sell used Aerons: you get a $1,200+ chair for about "
+                              "half the price.")]) == []
+
+
+def test_a_bare_character_asks_for_no_fiction() -> None:
+    """ "I love character" chooses a neighbourhood: the answer's presumptions still count."""
+    certs = run([("user", "I'm going to Porto on my own, my first solo trip."),
+                 ("assistant", "Porto is a great pick."),
+                 ("user", "Ribeira sounds like me, I love character. Plan my dinners?"),
+                 ("assistant", "Ask for a window table: the two of you will see the bridge.")])
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("constraint", 3, 0)]
+
+
+def test_a_table_row_that_times_a_step_over_the_users_daily_limit_is_a_warning() -> None:
+    """A row of a plan times one of its steps; "one hour a day at most" is an upper bound
+    after its rate."""
+    table = ("| Day | Task |\n|---|---|\n| Saturday | Practice test (2 hours) |\n"
+             "| Sunday | Review (30 minutes) |")
+    certs = run([("user", "I can study one hour a day at most, weekends included."),
+                 ("assistant", "Here is a plan."), ("user", "What about weekends?"),
+                 ("assistant", table)])
+    assert [(c.detector, c.severity, c.claim.sentence) for c in certs] == [
+        ("constraint", "warn", "Day: Saturday; Task: Practice test (2 hours)")]

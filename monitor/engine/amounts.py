@@ -44,8 +44,15 @@ _HEDGE = r"(?:\s+(?:about|around|roughly|approximately|approx\.?|~))?"
 _UPPER_BEFORE = re.compile(
     r"\b(?:max(?:imum)?|at most|up to|no more than|not more than|under|less than|below|"
     r"within|maximum of|cap(?:ped)? at|tops)" + _HEDGE + r"\s*$", re.IGNORECASE)
-_UPPER_AFTER = re.compile(r"^\s*(?:max(?:imum)?|at most|or less|or under|tops|or fewer)\b",
+_DENIED_LOWER_BEFORE = re.compile(
+    r"\b(?:no|nothing|none)\b(?:\s+[\w'-]+){0,4}?\s+(?:longer|more|over|above|bigger|"
+    r"further|farther)(?:\s+than)?" + _HEDGE + r"\s*$", re.IGNORECASE)
+"""A lower bound denied is an upper one: "no hikes longer than about 2 hours", "nothing
+over $50"."""
+_UPPER_AFTER = re.compile(r"^\s*(?:(?:a|per|each)\s+(?:day|night|week|month|session|workout)"
+                          r"\s*,?\s*)?(?:max(?:imum)?|at most|or less|or under|tops|or fewer)\b",
                           re.IGNORECASE)
+"""After the amount, perhaps after its rate: "20 minutes max", "one hour a day at most"."""
 _LOWER_BEFORE = re.compile(
     r"\b(?:at least|min(?:imum)?|over|more than|above|upwards of|no less than|from)"
     + _HEDGE + r"\s*$", re.IGNORECASE)
@@ -131,7 +138,8 @@ def _amounts(text: str) -> tuple[Amount, ...]:
         if any(a <= q.start < b for a, b in taken):
             continue
         before, after = text[: q.start], text[q.end:]
-        if _UPPER_BEFORE.search(before) or _UPPER_AFTER.search(after):
+        if (_UPPER_BEFORE.search(before) or _UPPER_AFTER.search(after)
+                or _DENIED_LOWER_BEFORE.search(before)):
             found.append(Amount(-math.inf, q.value * (1 + EXACT_TOLERANCE), q, "upper"))
         elif (_LOWER_BEFORE.search(before) or _LOWER_AFTER.search(after)
               or _PLUS_INSIDE.search(q.surface)):

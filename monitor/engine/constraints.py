@@ -55,6 +55,7 @@ class _Tables:
     not_a_rule: re.Pattern[str]
     not_after_no: frozenset[str]
     not_after_cut: frozenset[str]
+    everywhere: frozenset[str]
     other_food_after: frozenset[str]
     other_food_before: frozenset[str]
     substitute_marks: dict[str, frozenset[str]]
@@ -69,6 +70,7 @@ class _Tables:
     goes_over: re.Pattern[str]
     cap_spending: re.Pattern[str]
     cap_limit: re.Pattern[str]
+    cap_denied: re.Pattern[str]
     cap_lifted: re.Pattern[str]
     situations: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
     topics: dict[str, frozenset[str]]
@@ -106,6 +108,8 @@ class _Tables:
     events: re.Pattern[str]
     preferred_over: re.Pattern[str]
     idioms: re.Pattern[str]
+    named_offers: frozenset[str]
+    hyphen_negators: frozenset[str]
     others_hold: dict[str, re.Pattern[str]]
     others_cancel: re.Pattern[str]
     for_someone_else: re.Pattern[str]
@@ -153,7 +157,7 @@ def tables() -> _Tables:
         openers=re.compile(
             r"(?<![\w-])(" + "|".join(re.escape(o) for o in sorted(openers, key=len,
                                                                     reverse=True))
-            + r")\s+([^.;:!?()—–]+?)(?=\s-\s|[.;:!?()—–]|\s+but\b|$)", re.I),
+            + r")\s+([^.;:!?()—–]+?)(?=\s-\s|[.;:!?()—–]|\s+but\b|,?\s+and\s+no\b|$)", re.I),
         closers=re.compile(
             r"(?<![\w-])([\w-]+(?:\s+[\w-]+){0,3})\s+(?:"
             + "|".join(re.escape(c) for c in config["exclusions"]["closers"])
@@ -161,6 +165,7 @@ def tables() -> _Tables:
         not_a_rule=word_pattern(tuple(config["exclusions"]["closer_not_a_rule"])),
         not_after_no=frozenset(config["exclusions"]["not_after_no"]),
         not_after_cut=frozenset(config["exclusions"]["not_after_cut"]),
+        everywhere=frozenset(config["exclusions"]["everywhere"]),
         other_food_after=frozenset(config["other_food_after"]["words"]),
         other_food_before=frozenset(config["other_food_before"]["words"]),
         substitute_marks={mark: frozenset(groups)
@@ -179,6 +184,7 @@ def tables() -> _Tables:
         goes_over=re.compile(config["goes_over"]["pattern"], re.I),
         cap_spending=re.compile(config["cap_words"]["spending"], re.I),
         cap_limit=re.compile(config["cap_words"]["limit"], re.I),
+        cap_denied=re.compile(config["cap_words"]["denied"], re.I),
         cap_lifted=re.compile(config["cap_words"]["lifted"], re.I),
         situations={name: (tuple(spec.get("set_by", ())), tuple(spec["breaks"]))
                     for name, spec in situations.items()},
@@ -217,6 +223,8 @@ def tables() -> _Tables:
         preferred_over=re.compile(r"(?:" + word_pattern(
             tuple(config["preferred_over"]["words"])).pattern + r")\s+(?:\S+\s+){0,3}$", re.I),
         idioms=word_pattern(tuple(config["idioms"]["words"])),
+        named_offers=frozenset(config["named_offers"]["words"]),
+        hyphen_negators=frozenset(config["hyphen_negators"]["words"]),
         others_hold={label: re.compile(pattern, re.I)
                      for label, pattern in config["others_hold"].items()},
         others_cancel=re.compile(config["others_cancel"]["pattern"], re.I),
@@ -418,10 +426,11 @@ def _groups_listed(text: str, most_words: int = 4) -> list[str]:
 
 def _narrowed(words: list[str]) -> bool:
     """Words before the group's name narrow it to some of its members ("raw fish", "cold
-    deli meats"; not "tree nuts" or "red meat", which are names of a group)."""
+    deli meats", "non-halal meat"; not "tree nuts" or "red meat", which are names of a
+    group)."""
     t = tables()
     named = 2 if len(words) > 1 and _singular(" ".join(words[-2:])) in t.group_of_name else 1
-    return any(w in t.narrowing for w in words[:-named])
+    return any(w in t.narrowing or w.startswith("non-") for w in words[:-named])
 
 
 def constraints_in(sentence: str, turn: int) -> list[Constraint]:
@@ -516,8 +525,8 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 head = _singular(words[-1])  # "no raw or undercooked fish": sashimi
                 for qualifier in words[:-1]:
                     found[label].update(t.narrowed_members.get(f"{qualifier} {head}", ()))
-                if place:
-                    within[label] = (_singular(place.group(1)),)
+                if place and _singular(place.group(1)) not in t.everywhere:
+                    within[label] = (_singular(place.group(1)),)  # not "in the room"
     if (_FIRST_PERSON.search(text) or _GUEST.search(text)) and not t.not_a_rule.search(lower):
         for match in t.closers.finditer(lower):
             if _DENIED.search(lower, _clause_start(lower, match.start()), match.end(1)) or any(
@@ -656,11 +665,12 @@ def sets_cap(sentence: str) -> bool:
 
 def sets_time_limit(sentence: str) -> bool:
     """The user's sentence bounds how long something may take ("I need weeknight dinners
-    that take 20 minutes max", "any workout has to be 20 minutes max"): its upper bound
-    in time is a limit. Never a page: what an answer times may be one step of it."""
-    text = _plain(sentence)
-    return bool(tables().cap_limit.search(text)) and (
-        cues.speaks_of_self(text) or _MUST.search(text) is not None)
+    that take 20 minutes max", "any workout has to be 20 minutes max", "so no hikes longer
+    than about 2 hours"): its upper bound in time is a limit. Never a page: what an answer
+    times may be one step of it."""
+    text, t = _plain(sentence), tables()
+    return bool(t.cap_denied.search(text)) or (bool(t.cap_limit.search(text)) and (
+        cues.speaks_of_self(text) or _MUST.search(text) is not None))
 
 
 _MUST = re.compile(r"\b(?:has|have|needs?)\s+to\b|\bmust\b", re.I)
@@ -711,9 +721,8 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
     if _SOMEONE_PICTURES.match(lower):
         return None  # "He's probably picturing paella de marisco, loaded with prawns"
     asides = list(t.situation_aside.finditer(lower)) if situation else []
-    for word, pattern in zip(constraint.breaks, _breaking_patterns(constraint.label,
-                                                                   constraint.breaks),
-                             strict=True):
+    patterns = _breaking_patterns(constraint.label, constraint.breaks)
+    for word, pattern in zip(constraint.breaks, patterns, strict=True):
         for match in pattern.finditer(lower):
             if asides and _set_aside(lower, match, asides):
                 continue  # "if you ever get a car", "Most plans assume a 9-to-5 ..., but
@@ -724,8 +733,14 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
                    for m in swaps):
                 continue  # "swap the coffee for ...": what is swapped out is avoided
             if activity and match.start() > 0 and len(lower) == len(sentence) and (
-                    _NAMED.match(sentence, match.start())):
-                continue  # "Slea Head Drive" is a road, not a drive
+                    _NAMED.match(sentence, match.start())) and word not in t.named_offers:
+                continue  # "Slea Head Drive" is a road, not a drive; "Austrian Airlines" flies
+            made = _MADE_OF.match(lower, match.end())
+            if made is not None and not situation and not any(
+                    p.search(made.group(1)) for p in patterns):
+                continue  # "harissa aioli (made with aquafaba)": another thing made like it
+            if _hyphen_kept(lower, match.start()):
+                continue  # "non-dairy", "coconut-milk": what the hyphen joins is another thing
             before = _WORD_BEFORE.search(lower, 0, match.start())
             if before is not None and before.group(1) in t.other_food_after and (
                     word not in t.narrowed_words):
@@ -744,9 +759,15 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
                     t.preferred_over.search(lower, max(0, match.start() - 40),
                                             match.start())):
                 continue  # "use mushrooms rather than beef": what stands after is avoided
-            if activity and _THIRD_PARTY_LEAD.match(lower) and not cues.addresses_user(
+            if situation and _THIRD_PERSON_LEAD.match(lower) and not cues.addresses_user(
+                    lower) and _USER_LEAD.match(constraint.sentence.lower()):
+                continue  # "He downloads it from the Google Play Store on his Pixel"; but
+                # "His big sister ..." speaks of the child who is an only one
+            lead = _THIRD_PARTY_LEAD.match(lower) if activity else None
+            if lead is not None and match.start() >= lead.end() and not cues.addresses_user(
                     lower, match.start()):
-                continue  # "Northern lights tours leave at 9 and drive to clear skies"
+                continue  # "Northern lights tours leave at 9 and drive to clear skies"; but
+                # "Austrian Airlines ... nonstop" names the flight itself
             if activity and not lower[:match.start()].strip(_LEADING) and (
                     lower.endswith("ing", 0, match.end())
                     and _DESCRIBED.match(lower, match.end())):
@@ -755,6 +776,23 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
                 continue  # "Announce "screens are sleeping now"": words to say
             return sentence[match.start():match.end()]
     return None
+
+
+def _hyphen_kept(lower: str, start: int) -> bool:
+    """The word a hyphen joins before a food makes it another thing ("non-dairy",
+    "coconut-milk", `other_food_after` and `hyphen_negators`); "chocolate-hazelnut" keeps
+    the hazelnut."""
+    prefix = _HYPHENED.search(lower, 0, start)
+    t = tables()
+    return prefix is not None and (prefix.group(1) in t.other_food_after
+                                   or prefix.group(1) in t.hyphen_negators)
+
+
+_HYPHENED = re.compile(r"(\w+)-$")
+_MADE_OF = re.compile(r"(?:\s+[\w'-]+){0,2}\s*\(((?:made\s+(?:with|from)|using|vegan|plant-based|"
+                      r"[\w]+-free)\b[^)]{0,60})\)")
+"""What a parenthesis after a food says it is made of: "aioli (made with aquafaba)",
+"mayo (vegan)"; unless it names what is ruled out itself."""
 
 
 def _set_aside(lower: str, match: re.Match[str], asides: list[re.Match[str]]) -> bool:
@@ -801,6 +839,13 @@ _THIRD_PARTY_LEAD = re.compile(r"\W*(?:[\w'-]+\s+){0,3}?(?:tours?|buses|coaches|
                                r"locals|taxis?|cabs?)\s+(?!you\b)")
 """A sentence whose subject is someone else who does the activity: "Northern lights tours
 leave Reykjavík in the evening and drive to wherever skies are clearest"."""
+
+
+_THIRD_PERSON_LEAD = re.compile(r"[\W\d]*(?:he|she|they|his|her|their)\b")
+_USER_LEAD = re.compile(r"\W*(?:i|i'm|im|i've|i'd|we|we're|we've)\b")
+"""A sentence about someone else, with no "you" in it, presumes nothing of a situation the
+user told of themselves ("I'm on an iPhone ..." / "He downloads eufy Security from the
+Google Play Store on his Pixel")."""
 
 
 _LEADING = " \t-*#>\"'\u201c(0123456789."
@@ -1042,12 +1087,17 @@ sauce"; not "peanut-free" or "beef-style"."""
 @cache
 def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     """One compiled pattern per breaking word, in order, built once per constraint: a food
-    group has hundreds of members and every answer sentence is checked against them."""
+    group has hundreds of members and every answer sentence is checked against them. A
+    group's member may stand after a hyphen ("chocolate-hazelnut spread", "lemon-tahini
+    dressing"); what stands before it decides (`_hyphen_kept`)."""
     stem = label not in tables().members  # a word the user ruled out ("jump"), not a group
     return tuple(
         re.compile(r"(?<![\w-])" + r"[\s-]+".join(map(re.escape, _base(word).split()))
                    + r"\w*")
         if stem and word == label and not is_situation(label)
+        else re.compile(rf"(?:(?<![\w-])|(?<=[a-z]-)){re.escape(word)}(?:s|es)?"
+                        rf"(?![\w]|-(?!{_MADE_WITH}))")
+        if label in tables().members or label in tables().diets
         else re.compile(rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w]|-(?!{_MADE_WITH}))")
         for word in breaks)
 

@@ -127,6 +127,9 @@ class Extraction:
     (read as "reported"), or a draft the assistant wrote for the user to send."""
     scopes: dict[str, str] = field(default_factory=dict)
     """The heading context of each of `sentences`, asserted or not."""
+    headings: list[str] = field(default_factory=list)
+    """The real headings over the prose, as written and in order: a heading may offer
+    something itself ("## 3. Bugaboo Dragonfly (~$450)")."""
 
 
 class Extractor(Protocol):
@@ -486,6 +489,8 @@ class RuleExtractor:
         result = Extraction()
         for segment, doc in parsed:
             scope = " / ".join(p for p in (segment.context, segment.label) if p)
+            if segment.heading and segment.heading not in result.headings:
+                result.headings.append(segment.heading)
             if doc is None:
                 _read_row(segment.text, scope, utt.speaker, result)
                 continue

@@ -55,6 +55,9 @@ class Segment:
     """Index of the list item within the answer; None outside lists."""
     label: str = ""
     """A bold lead of the unit itself ("**Price:** 14 EUR" -> "price"), lowercased."""
+    heading: str = ""
+    """The real heading in force above it as written ("3. Bugaboo Dragonfly (~$450)"), for
+    what a heading offers; "" if none."""
 
 
 @lru_cache(maxsize=1)
@@ -130,6 +133,7 @@ def segments(text: str) -> list[Segment]:
     in_head = False
     heading = False
     titled = False  # the context is a real heading's
+    heading_text = ""
     for token in tokens:
         kind = token.type
         if kind == "heading_open":
@@ -165,12 +169,14 @@ def segments(text: str) -> list[Segment]:
                 label = cells[0].rstrip(":").lower()
                 out.append(Segment(text=row_text(header, cells),
                                    kind="quote" if quote_depth else "row", context=context,
-                                   item=item, label=label if len(label) <= _LABEL_CHARS else ""))
+                                   item=item, label=label if len(label) <= _LABEL_CHARS else "",
+                                   heading=heading_text))
             cells = None
         elif kind == "inline" and not table_depth:
             raw, lead = _inline_text(token)
             if heading:
-                context = _clean(raw).rstrip(":").lower()
+                heading_text = _clean(raw).rstrip(":")
+                context = heading_text.lower()
                 titled = True
                 continue
             lines = [line for line in (_clean(x) for x in raw.split("\n")) if line]
@@ -200,5 +206,6 @@ def segments(text: str) -> list[Segment]:
             seg_kind: SegmentKind = "quote" if quote_depth else (
                 "item" if item_stack else "paragraph")
             out.append(Segment(text=body, kind=seg_kind, context=context,
-                               item=item_stack[-1] if item_stack else None, label=lead))
+                               item=item_stack[-1] if item_stack else None, label=lead,
+                               heading=heading_text))
     return out

@@ -1102,29 +1102,35 @@ class Engine:
         or prices no offer ("was £899") is none; where another sentence of the answer
         says it goes over, the price may be such an option: a doubt, never a page. A price
         the user named ("options: one for £549, a nicer one for £850") is theirs to weigh,
-        and a prompt that sets the cap aside ("if money were no object") lifts it."""
+        and a prompt that sets the cap aside ("if money were no object") lifts it. A
+        heading offers too ("## 3. Bugaboo Dragonfly (~$450)"), but it may head one tier of
+        a comparison: a doubt."""
         caps = [] if cap_lifted(prompt) else _user_caps(state, turn)
         if not caps:
             return []
         # prose that offers; a table row prices one option of several, as a comparison
-        # lays them out
-        offered = [(s, c) for s, c in extraction.asserted if s not in extraction.rows] + [
+        # lays them out, but times a step of the plan ("Saturday: practice test (2 hours)")
+        offered = [(s, c) for s, c in extraction.asserted] + [
             (s, extraction.scopes.get(s, "")) for s in extraction.sentences
-            if _RECOMMENDING_IF.match(s)]
+            if _RECOMMENDING_IF.match(s)] + [(h, "") for h in extraction.headings]
+        headings = set(extraction.headings)
         named = [a for old_turn, speaker, sentence, _ in state.statements
                  if old_turn < turn and speaker.startswith("user")
                  for a in amounts.amounts(sentence)]
-        going_over = next((s for s, _ in offered if goes_over(s)), None)
+        going_over = next((s for s, _ in offered if s not in extraction.rows and goes_over(s)),
+                          None)
         found: list[tuple[int, contradiction.Finding, float]] = []
         for sentence, context in offered:
+            row = sentence in extraction.rows
             sentence = sentence[:bounds.SENTENCE_CHARS]
             if goes_over(sentence) or cues.recalls_past_value(sentence):
                 continue
             for amount in aligned.measured(sentence):
                 if any(amounts.comparable(amount, a) and not amounts.incompatible(amount, a)
-                       for a in named):
-                    continue
-                cap = next((c for c in caps if amount.shape != "upper"
+                       for a in named) or _PRICED_LOWER.match(sentence, amount.quantity.end):
+                    continue  # "you get a $1,200+ chair for about $400": its value
+                cap = next((c for c in caps if amount.shape != "upper" and (
+                    not row or c[2].quantity.dimension == "time")
                             and amounts.comparable(amount, c[2])
                             and amounts.incompatible(amount, c[2])
                             and not _a_period(sentence, amount, c[2])
@@ -1137,7 +1143,8 @@ class Engine:
                 doubt = (f'the answer speaks of going over it elsewhere: "{going_over}"'
                          if going_over is not None
                          else "what it times may be one step, not the whole" if timed
-                         else None)
+                         else "a heading's price may head one option of several"
+                         if sentence in headings else None)
                 about = {"time"} if timed else {"budget"}
                 found.append((-1, contradiction.Finding(
                     "constraint", self.config.constraint_confidence,
@@ -1293,6 +1300,13 @@ def _a_period(sentence: str, amount: amounts.Amount, cap: amounts.Amount) -> boo
         return False
     return bool(_EVERY.search(sentence[:amount.quantity.start])) or (
         amount.low >= _DAY_S > cap.high)
+
+
+_PRICED_LOWER = re.compile(r"\+?\s+(?:[\w-]+\s+){0,3}?for\s+(?:about\s+|around\s+|roughly\s+|"
+                           r"only\s+|just\s+|under\s+|as\s+little\s+as\s+)?(?:[£$€]\s?\d|half\b|"
+                           r"a\s+(?:third|quarter|fraction)\b|(?:much\s+|far\s+)?less\b)")
+"""After an amount, the price paid for it: "a $1,200+ chair for about $400" (or "for about
+half the price") values the chair at $1,200 and offers it for less."""
 
 
 def _user_caps(state: ConversationState, turn: int
