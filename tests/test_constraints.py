@@ -1321,3 +1321,53 @@ def test_hyphens_what_food_is_made_of_teachers_rules_and_more_situations(
 ])
 def test_a_narrowed_group_and_a_second_no_after_and(user: str, labels: set[str]) -> None:
     assert {c.label for c in constraints_in(user, 0)} == labels
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("I'm pregnant and was told to avoid retinoids.", "Use a retinaldehyde eye cream.", True),
+    ("I'm 20 and in my second year of college.",
+     "Now that you're in your forties, collagen slows down.", True),
+    ("I'm teaching myself cello, no teacher.", "Ask your teacher at your next lesson.", True),
+    ("It's just me and my cat, Pickle.", "Keep Pickle and your dog apart at first.", True),
+    ("I practise on a digital piano.", "Have a technician tune it twice a year.", True),
+    ("I want to sleep better with no medication or supplements.",
+     "Take magnesium glycinate an hour before bed.", True),
+    ("No flash of any kind near the baby, please.", "Bounce a speedlight off the ceiling.",
+     True),
+    ("I'm recently widowed and cook only for myself.", "Batch-cook with your spouse.", True),
+    ("I run a one-person design studio, no employees.", "Brief your team on Monday.", True),
+    ("She's exclusively formula-fed.", "Unlatch her when nursing her back to sleep.", True),
+    ("I have bad vertigo.", "Clear the gutters from an extension ladder.", True),
+    ("I've already run three marathons.", "Since it's your debut at the distance, relax.",
+     True),
+    ("My balcony faces north.", "Your balcony bakes in sun all afternoon.", True),
+    ("I never learned to drive.", "Collect the hire car at 8.", True),
+    ("My dad passed away last year.", "Have a quiet word with your dad first.", True),
+    ("I never learned to swim.", "Since you're at home in the water, try the jump.", True),
+    ("I've already tried melatonin.",
+     "Melatonin is worth a go, since it's not something you've tested yet.", True),
+    # a time to come, and a warning of what triggers it
+    ("I'm a complete beginner at skiing.",
+     "Next season, with more experience under your belt, try off-piste.", False),
+    ("I have asthma, so no bleach please.",
+     "Good thinking: bleach fumes are a common asthma trigger.", False),
+])
+def test_retinoids_ages_teachers_pets_supplements_flashes_and_more_situations(
+        user: str, answer: str, broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_a_colleagues_allergy_binds_and_the_others_eating_everything_frees_a_diet() -> None:
+    from monitor.engine.constraints import binding
+
+    assert [c.label for c in constraints_in("A colleague has a severe peanut allergy.", 0)] == [
+        "peanut"]
+    turn = "I'm vegetarian; the others eat everything."
+    assert binding("I'm vegetarian; the others eat everything.", 0, turn) == []
+
+
+def test_a_time_to_be_back_within_is_a_limit_but_a_place_within_reach_is_not() -> None:
+    from monitor.engine.constraints import sets_time_limit
+
+    assert sets_time_limit("We must be back at the car within 3 hours.")
+    assert not sets_time_limit("I live within 10 minutes of the gym.")

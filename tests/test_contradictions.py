@@ -1121,3 +1121,23 @@ def test_a_table_row_that_times_a_step_over_the_users_daily_limit_is_a_warning()
                  ("assistant", table)])
     assert [(c.detector, c.severity, c.claim.sentence) for c in certs] == [
         ("constraint", "warn", "Day: Saturday; Task: Practice test (2 hours)")]
+
+
+def test_a_total_row_over_the_cap_breaks_it() -> None:
+    """A row prices one option of several, but a "Total" row sums the plan."""
+    table = ("| Item | Monthly cost |\n|---|---|\n| Ads | $200 |\n| Flyers | $60 |\n"
+             "| **Total** | **$520** |")
+    certs = run([("user", "I have a hard $300/month marketing budget."),
+                 ("assistant", "Happy to help."), ("user", "Make me a plan."),
+                 ("assistant", table)])
+    assert [(c.detector, c.claim.sentence) for c in certs] == [
+        ("constraint", "Item: Total; Monthly cost: $520")]
+
+
+def test_a_user_turn_about_a_friends_camera_lifts_the_phone_only_situation() -> None:
+    certs = run([("user", "I shoot everything on my phone, I don't own a camera."),
+                 ("assistant", "Phones do portraits well."),
+                 ("user", "My friend just bought a Nikon D7500. How do I help her get a "
+                          "blurry background?"),
+                 ("assistant", "Set the mode dial to A (Aperture Priority) and open up.")])
+    assert certs == []

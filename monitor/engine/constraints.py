@@ -70,7 +70,7 @@ class _Tables:
     goes_over: re.Pattern[str]
     cap_spending: re.Pattern[str]
     cap_limit: re.Pattern[str]
-    cap_denied: re.Pattern[str]
+    cap_firm: re.Pattern[str]
     cap_lifted: re.Pattern[str]
     situations: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
     topics: dict[str, frozenset[str]]
@@ -184,7 +184,7 @@ def tables() -> _Tables:
         goes_over=re.compile(config["goes_over"]["pattern"], re.I),
         cap_spending=re.compile(config["cap_words"]["spending"], re.I),
         cap_limit=re.compile(config["cap_words"]["limit"], re.I),
-        cap_denied=re.compile(config["cap_words"]["denied"], re.I),
+        cap_firm=re.compile(config["cap_words"]["firm"], re.I),
         cap_lifted=re.compile(config["cap_words"]["lifted"], re.I),
         situations={name: (tuple(spec.get("set_by", ())), tuple(spec["breaks"]))
                     for name, spec in situations.items()},
@@ -387,10 +387,12 @@ _FIRST_PERSON = re.compile(
 """Words for the user or their people, read on the text as written: "US" in capitals is
 the country ("easy to find in the US")."""
 
-_GUEST = re.compile(r"\b(?:friend|friends|guest|guests)\b", re.I)
-"""Someone the user has over: their allergy binds what is served to all ("a friend is
-coming over who has a milk allergy"); their diet does not bind the dishes for the others
-("one guest is vegetarian", beside short ribs for the rest)."""
+_GUEST = re.compile(r"\b(?:friend|friends|guest|guests|colleague|colleagues|co-?workers?|"
+                    r"teammates?|classmates?|neighbou?rs?)\b", re.I)
+"""Someone the user has over or feeds: their allergy binds what is served to all ("a
+friend is coming over who has a milk allergy", "a colleague has a severe peanut
+allergy"); their diet does not bind the dishes for the others ("one guest is vegetarian",
+beside short ribs for the rest)."""
 
 _LOOSE_OPENERS = frozenset({"no", "without", "avoid", "avoids", "hate", "nothing with"})
 """Openers that rule out a food group by name, but anything else only with a "please"
@@ -666,10 +668,10 @@ def sets_cap(sentence: str) -> bool:
 def sets_time_limit(sentence: str) -> bool:
     """The user's sentence bounds how long something may take ("I need weeknight dinners
     that take 20 minutes max", "any workout has to be 20 minutes max", "so no hikes longer
-    than about 2 hours"): its upper bound in time is a limit. Never a page: what an answer
-    times may be one step of it."""
+    than about 2 hours", "we must be back at the car within 3 hours"): its upper bound in
+    time is a limit. Never a page: what an answer times may be one step of it."""
     text, t = _plain(sentence), tables()
-    return bool(t.cap_denied.search(text)) or (bool(t.cap_limit.search(text)) and (
+    return bool(t.cap_firm.search(text)) or (bool(t.cap_limit.search(text)) and (
         cues.speaks_of_self(text) or _MUST.search(text) is not None))
 
 

@@ -1110,6 +1110,7 @@ class Engine:
             return []
         # prose that offers; a table row prices one option of several, as a comparison
         # lays them out, but times a step of the plan ("Saturday: practice test (2 hours)")
+        # and a "Total" row sums the plan
         offered = [(s, c) for s, c in extraction.asserted] + [
             (s, extraction.scopes.get(s, "")) for s in extraction.sentences
             if _RECOMMENDING_IF.match(s)] + [(h, "") for h in extraction.headings]
@@ -1121,7 +1122,7 @@ class Engine:
                           None)
         found: list[tuple[int, contradiction.Finding, float]] = []
         for sentence, context in offered:
-            row = sentence in extraction.rows
+            row = sentence in extraction.rows and not _TOTAL_ROW.match(sentence)
             sentence = sentence[:bounds.SENTENCE_CHARS]
             if goes_over(sentence) or cues.recalls_past_value(sentence):
                 continue
@@ -1302,6 +1303,9 @@ def _a_period(sentence: str, amount: amounts.Amount, cap: amounts.Amount) -> boo
         amount.low >= _DAY_S > cap.high)
 
 
+_TOTAL_ROW = re.compile(r"[^:;]*:\s*(?:grand\s+|estimated\s+|monthly\s+|overall\s+)?total\b",
+                        re.IGNORECASE)
+"""A table row that sums the plan ("Item: Total; Cost: $520"): no option of several."""
 _PRICED_LOWER = re.compile(r"\+?\s+(?:[\w-]+\s+){0,3}?for\s+(?:about\s+|around\s+|roughly\s+|"
                            r"only\s+|just\s+|under\s+|as\s+little\s+as\s+)?(?:[£$€]\s?\d|half\b|"
                            r"a\s+(?:third|quarter|fraction)\b|(?:much\s+|far\s+)?less\b)")
