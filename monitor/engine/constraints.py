@@ -1092,14 +1092,16 @@ def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[
     group has hundreds of members and every answer sentence is checked against them. A
     group's member may stand after a hyphen ("chocolate-hazelnut spread", "lemon-tahini
     dressing"); what stands before it decides (`_hyphen_kept`)."""
-    stem = label not in tables().members  # a word the user ruled out ("jump"), not a group
+    t = tables()
+    stem = label not in t.members  # a word the user ruled out ("jump"), not a group
+    grouped = not stem or label in t.diets
     return tuple(
         re.compile(r"(?<![\w-])" + r"[\s-]+".join(map(re.escape, _base(word).split()))
                    + r"\w*")
         if stem and word == label and not is_situation(label)
         else re.compile(rf"(?:(?<![\w-])|(?<=[a-z]-)){re.escape(word)}(?:s|es)?"
                         rf"(?![\w]|-(?!{_MADE_WITH}))")
-        if label in tables().members or label in tables().diets
+        if grouped
         else re.compile(rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w]|-(?!{_MADE_WITH}))")
         for word in breaks)
 
