@@ -1371,3 +1371,39 @@ def test_a_time_to_be_back_within_is_a_limit_but_a_place_within_reach_is_not() -
 
     assert sets_time_limit("We must be back at the car within 3 hours.")
     assert not sets_time_limit("I live within 10 minutes of the gym.")
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # people who do it are no offer of it; "zero", "riskiest", "carryover to" steer
+    ("My doctor said no running for now.", "Many runners come back fitter than before.",
+     False),
+    ("My doctor said no running for now.", "Start with an easy 20-minute run.", True),
+    ("My doctor said no running for now.", "You can build fitness with zero running.", False),
+    ("My doctor said no running for now.", "Cycling: great carryover to running later.",
+     False),
+    ("The vet said no rawhide, ever.", "Rawhide is one of the riskiest chews.", False),
+    ("I've never been on skis.", "With several seasons under your belt, bring your boots.",
+     True),
+    ("Portuguese is my first language.", "Since your mother tongue is English, relax.", True),
+    ("I sold my car last year.", "Fill up your tank the night before.", True),
+    ("I've lived here solo for six years.", "Ask your roommates which pots are theirs.", True),
+    ("I've never had a credit card.", "Put the hotel on your credit card.", True),
+    ("I only have an iPad, no computer.", "Install Anki on your computer.", True),
+    ("Our cat is strictly indoors.", "Fleas come from her outdoor wanderings.", True),
+    ("My kitchen has no dishwasher.", "Load the boards into the dishwasher.", True),
+])
+def test_people_who_do_it_steering_words_and_more_phrasings(user: str, answer: str,
+                                                             broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_a_cap_someone_else_states_and_a_plate_beside_a_meat_eater_bind_nothing() -> None:
+    from monitor.engine.constraints import binding, sets_cap, sets_time_limit
+
+    reported = "A colleague says flying takes under two hours, so I'm crazy to take the train."
+    assert not sets_time_limit(reported)
+    assert not sets_cap("My brother says I shouldn't spend more than $300.")
+    turn = ("My dad's a real steak-and-potatoes guy. I'd love one dinner we both enjoy, "
+            "without me eating any meat.")
+    assert binding("I'd love one dinner we both enjoy, without me eating any meat.", 0,
+                   turn) == []

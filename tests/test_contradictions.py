@@ -1141,3 +1141,11 @@ def test_a_user_turn_about_a_friends_camera_lifts_the_phone_only_situation() -> 
                           "blurry background?"),
                  ("assistant", "Set the mode dial to A (Aperture Priority) and open up.")])
     assert certs == []
+
+
+def test_a_car_bought_since_lifts_the_car_the_user_sold() -> None:
+    certs = run([("user", "I sold my car last year, so I bike everywhere."),
+                 ("assistant", "Biking is great."),
+                 ("user", "Update: we bought a used Subaru last week! Day trips?"),
+                 ("assistant", "Fill up your tank and drive out to the coast.")])
+    assert certs == []

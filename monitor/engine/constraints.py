@@ -83,6 +83,7 @@ class _Tables:
     """Words that keep a setting sentence from setting its situation (`unless`): "two
     cars: her Honda CR-V and my Nissan Leaf" is a household with a petrol car too."""
     possessions: dict[str, tuple[str, ...]]
+    possession_topics: dict[str, frozenset[str]]
     possession_denied: re.Pattern[str]
     possession_held: re.Pattern[str]
     presumed_missing: tuple[str, ...]
@@ -195,6 +196,8 @@ def tables() -> _Tables:
         unless={name: word_pattern(tuple(spec["unless"]))
                 for name, spec in situations.items() if "unless" in spec},
         possessions=possessions,
+        possession_topics={thing: frozenset(words)
+                           for thing, words in config["possession_topics"].items()},
         possession_denied=re.compile(
             config["possession_denied"]["pattern"].replace("{things}", things), re.I),
         possession_held=re.compile(
@@ -339,14 +342,16 @@ def topic_words(label: str) -> frozenset[str]:
     """Words of a later user turn that speak afresh of what the constraint is about (and
     so may have changed it): the label's, and for a situation the things it says the
     user has not got ("we got a dog" lifts "no pets" by "your dog"; "my partner moved in"
-    lifts "living alone" by "your partner")."""
+    lifts "living alone" by "your partner"; "we bought a used Subaru" lifts "no car" by
+    its `possession_topics`)."""
     t = tables()
     if label in t.topics:
         return frozenset(label.replace("_", " ").split()) | t.topics[label]
+    thing = _possession(label) or ""
     breaks = (t.situations[label][1] if label in t.situations
-              else t.possessions.get(_possession(label) or "", ()))
+              else t.possessions.get(thing, ()))
     owned = (b.split() for b in breaks)
-    return frozenset(label.replace("_", " ").split()) | {
+    return frozenset(label.replace("_", " ").split()) | t.possession_topics.get(thing, set()) | {
         words[1] for words in owned if len(words) == 2 and words[0] == "your"}
 
 
@@ -574,6 +579,8 @@ _VAGUE = frozenset({"thing", "things", "stuff", "something", "everything", "food
 _PLACE = re.compile(r"\b(?:in|into|on|onto|to)\s+(?:the\s+|my\s+|our\s+|any\s+)?([a-z]{3,})")
 
 
+_ME_EATING = re.compile(r"\b(?:me|i|myself)\s+(?:eating|eat|having|have)\b", re.I)
+"""A rule on what the user eats themselves ("without me eating any meat")."""
 _SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)
 """The user as the one a sentence speaks of ("I'm vegan and my husband is away")."""
 
@@ -586,8 +593,11 @@ def binding(sentence: str, turn: int, turn_text: str) -> list[Constraint]:
     if held_by_someone_away(sentence, turn_text):
         return []
     rules, t = constraints_in(sentence, turn), tables()
-    if t.others_eat.search(_plain(turn_text)):
-        rules = [r for r in rules if r.label not in t.diets]
+    if t.others_eat.search(_plain(turn_text)):  # and "without me eating any meat" is
+        # the user's own plate
+        rules = [r for r in rules if r.label not in t.diets
+                 and not (r.label in t.members and _ME_EATING.search(r.sentence)
+                          and not _ALLERGY.search(r.sentence))]
     if t.others_drink.search(_plain(turn_text)):  # "sober three years ... most of them drink"
         rules = [r for r in rules if set(t.diets.get(r.label, ())) != {"alcohol"}]
     # "I'm self-employed and my husband works for a big company": his employer match
@@ -661,6 +671,8 @@ def sets_cap(sentence: str) -> bool:
     """The user's sentence speaks of what they will spend ("Budget is £600 MAX", "I can
     pay at most $20"), so an upper bound in money in it is their cap."""
     text, t = _plain(sentence), tables()
+    if _REPORTED_LEAD.match(text):
+        return False  # "A colleague says flying takes under two hours": not the user's cap
     return bool(t.cap_spending.search(text)) or (
         bool(t.cap_limit.search(text)) and cues.speaks_of_self(text))
 
@@ -671,10 +683,17 @@ def sets_time_limit(sentence: str) -> bool:
     than about 2 hours", "we must be back at the car within 3 hours"): its upper bound in
     time is a limit. Never a page: what an answer times may be one step of it."""
     text, t = _plain(sentence), tables()
+    if _REPORTED_LEAD.match(text):
+        return False
     return bool(t.cap_firm.search(text)) or (bool(t.cap_limit.search(text)) and (
         cues.speaks_of_self(text) or _MUST.search(text) is not None))
 
 
+_REPORTED_LEAD = re.compile(r"\W*(?:a|an|my|our|the|his|her|their)\s+(?:[\w'-]+\s+){0,2}?"
+                            r"(?:says|said|thinks|reckons|claims|insists|told\s+(?:me|us))\b",
+                            re.I)
+"""A sentence that opens by reporting someone else ("A colleague says flying takes under
+two hours"): what it bounds is theirs to say, not the user's limit."""
 _MUST = re.compile(r"\b(?:has|have|needs?)\s+to\b|\bmust\b", re.I)
 """A bound said as a need of something else: "any workout has to be 20 minutes max"."""
 
@@ -741,6 +760,9 @@ def broken_by(sentence: str, constraint: Constraint) -> str | None:
             if made is not None and not situation and not any(
                     p.search(made.group(1)) for p in patterns):
                 continue  # "harissa aioli (made with aquafaba)": another thing made like it
+            if word == constraint.label and not situation and lower.endswith(
+                    ("er", "ers"), match.start(), match.end()) and not word.endswith("er"):
+                continue  # "many runners come back fitter": people who do it, not an offer
             if _hyphen_kept(lower, match.start()):
                 continue  # "non-dairy", "coconut-milk": what the hyphen joins is another thing
             before = _WORD_BEFORE.search(lower, 0, match.start())
