@@ -1407,3 +1407,30 @@ def test_a_cap_someone_else_states_and_a_plate_beside_a_meat_eater_bind_nothing(
             "without me eating any meat.")
     assert binding("I'd love one dinner we both enjoy, without me eating any meat.", 0,
                    turn) == []
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("I went vegan last year.", "Top with bird's eye chillies.", False),
+    ("I don't have a router, hand tools only.",
+     "Most online tutorials use a router, but a chisel works.", False),
+    ("I have no oven, just a hob.", "Pop it in at 180°C for 35 minutes.", True),
+    ("I drive a Hyundai Ioniq 5.", "Get the oil and filter changed before winter.", True),
+    ("I'm all-in on Apple: iPhone, MacBook, Apple TV.",
+     "Add the widget to your Android home screen.", True),
+    ("The pharmacist said no grapefruit because of her statin.",
+     "Broiled grapefruit half with cinnamon.", True),
+])
+def test_chillies_tutorials_ovens_evs_apple_users_and_pharmacists(user: str, answer: str,
+                                                                  broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_a_diet_glossed_beside_someone_who_eats_everything_binds_only_the_users_plate(
+) -> None:
+    from monitor.engine.constraints import binding
+
+    turn = "I've been vegetarian for 20 years, no meat, no fish. He eats everything."
+    assert binding("I've been vegetarian for 20 years, no meat, no fish.", 0, turn) == []
+    sober = ("I'm two years sober, so I won't be drinking, but most of my family does and "
+             "I'm fine with wine on the table.")
+    assert binding(sober, 0, sober) == []

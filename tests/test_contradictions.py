@@ -1149,3 +1149,9 @@ def test_a_car_bought_since_lifts_the_car_the_user_sold() -> None:
                  ("user", "Update: we bought a used Subaru last week! Day trips?"),
                  ("assistant", "Fill up your tank and drive out to the coast.")])
     assert certs == []
+
+
+def test_a_minimum_spend_of_other_firms_is_no_offer_over_the_cap() -> None:
+    assert run([("user", "Catering for 40 people. Budget is about $1,500."),
+                ("assistant", "Happy to help."), ("user", "Should I hire a caterer?"),
+                ("assistant", "Many full-service caterers have a minimum spend of $2,500+.")]) == []

@@ -593,11 +593,12 @@ def binding(sentence: str, turn: int, turn_text: str) -> list[Constraint]:
     if held_by_someone_away(sentence, turn_text):
         return []
     rules, t = constraints_in(sentence, turn), tables()
-    if t.others_eat.search(_plain(turn_text)):  # and "without me eating any meat" is
-        # the user's own plate
+    if t.others_eat.search(_plain(turn_text)):  # and "without me eating any meat", or
+        # "vegetarian for 20 years - no meat, no fish", is the user's own plate
+        diet_said = {r.sentence for r in rules if r.label in t.diets}
         rules = [r for r in rules if r.label not in t.diets
-                 and not (r.label in t.members and _ME_EATING.search(r.sentence)
-                          and not _ALLERGY.search(r.sentence))]
+                 and not (r.label in t.members and not _ALLERGY.search(r.sentence)
+                          and (r.sentence in diet_said or _ME_EATING.search(r.sentence)))]
     if t.others_drink.search(_plain(turn_text)):  # "sober three years ... most of them drink"
         rules = [r for r in rules if set(t.diets.get(r.label, ())) != {"alcohol"}]
     # "I'm self-employed and my husband works for a big company": his employer match
