@@ -1434,3 +1434,16 @@ def test_a_diet_glossed_beside_someone_who_eats_everything_binds_only_the_users_
     sober = ("I'm two years sober, so I won't be drinking, but most of my family does and "
              "I'm fine with wine on the table.")
     assert binding(sober, 0, sober) == []
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    ("My pharmacist said no grapefruit at all.",
+     "I've deliberately left out grapefruit and pomelo.", False),
+    ("We're having a dry wedding, no alcohol at all.",
+     "Serve in proper glassware: coupes and highballs feel special.", False),
+    ("I'm vegetarian; my brother isn't.",
+     "The turkey gravy can still go on the table for everyone else.", False),
+])
+def test_what_is_left_out_glasses_and_dishes_for_everyone_else(user: str, answer: str,
+                                                               broken: bool) -> None:
+    assert _breaks(user, answer) is broken
