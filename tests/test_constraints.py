@@ -1447,3 +1447,17 @@ def test_a_diet_glossed_beside_someone_who_eats_everything_binds_only_the_users_
 def test_what_is_left_out_glasses_and_dishes_for_everyone_else(user: str, answer: str,
                                                                broken: bool) -> None:
     assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # possessions listed with "or"; not a comma list of what the user has
+    ("My flat has no balcony or outdoor space.", "Put the bin in your garden.", True),
+    ("I have no oven, a microwave and a hob.", "Heat it in your microwave.", False),
+    ("I've been a freelance designer for six years.", "Collect your employer's match.",
+     True),
+    ("I have never had a driver's license.", "Take your car the whole way.", True),
+    ("Our beagle Rufus is 13.", "He's still bursting with young-dog energy.", True),
+])
+def test_possessions_joined_by_or_freelancers_licences_and_old_dogs(user: str, answer: str,
+                                                                     broken: bool) -> None:
+    assert _breaks(user, answer) is broken

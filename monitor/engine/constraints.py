@@ -85,6 +85,9 @@ class _Tables:
     possessions: dict[str, tuple[str, ...]]
     possession_topics: dict[str, frozenset[str]]
     possession_denied: re.Pattern[str]
+    possession_more: re.Pattern[str]
+    """After a denied possession, more of them joined by "or" ("no balcony or outdoor
+    space"); not after a comma or "and" ("no oven, a microwave and a hob")."""
     possession_held: re.Pattern[str]
     presumed_missing: tuple[str, ...]
     party_size: re.Pattern[str]
@@ -200,6 +203,9 @@ def tables() -> _Tables:
                            for thing, words in config["possession_topics"].items()},
         possession_denied=re.compile(
             config["possession_denied"]["pattern"].replace("{things}", things), re.I),
+        possession_more=re.compile(
+            r"\s*,?\s(?:or|nor)\s+(?:a\s+|an\s+|any\s+|my\s+"
+            r"|our\s+)?(?:working\s+)?(" + things + r")s?\b", re.I),
         possession_held=re.compile(
             config["possession_held"]["pattern"].replace("{things}", things), re.I),
         presumed_missing=tuple(config["possession_held"]["presumed_missing"]),
@@ -461,8 +467,13 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 name in t.unless and t.unless[name].search(lower)):
             found.setdefault(name, set()).update(breaks)
     for match in t.possession_denied.finditer(lower):
-        thing = re.sub(r"\s+", " ", next(g for g in match.groups() if g))
-        found.setdefault(f"no {thing}", set()).update(t.possessions[thing])
+        things = [next(g for g in match.groups() if g)]
+        end = match.end()
+        while more := t.possession_more.match(lower, end):  # "no balcony or outdoor space"
+            things.append(more.group(1))
+            end = more.end()
+        for thing in (re.sub(r"\s+", " ", th) for th in things):
+            found.setdefault(f"no {thing}", set()).update(t.possessions[thing])
     for match in t.party_size.finditer(lower):  # "there's always exactly three of us"
         word = match.group(1)
         size = int(word) if word.isdigit() else next(
