@@ -1461,3 +1461,22 @@ def test_what_is_left_out_glasses_and_dishes_for_everyone_else(user: str, answer
 def test_possessions_joined_by_or_freelancers_licences_and_old_dogs(user: str, answer: str,
                                                                      broken: bool) -> None:
     assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # what stands after "compared with" is the other thing; what stands before is offered
+    ("I don't fly, land or sea only.",
+     "Hop on a short flight to Palermo, which saves a day compared with the train.", True),
+    ("I don't fly, land or sea only.", "The train takes 9 hours, compared with a 70-minute "
+                                       "flight.", False),
+    ("Neither of us ever learned to drive.", "Collect your hire car at the airport.", True),
+    ("I sold my car last month.", "Load the heavy items into the boot first.", True),
+    ("My iPhone 13 keeps running out of storage.",
+     "Back up to Google Drive, where Android phones like yours keep backups.", True),
+    ("I'm 68 and retired last year.", "Drive to the office: a Spanish podcast.", True),
+    ("She's a 14-year-old tabby.", "At her age, barely past kittenhood, she will explore.",
+     True),
+])
+def test_comparisons_licences_boots_phones_retirees_and_old_cats(user: str, answer: str,
+                                                                  broken: bool) -> None:
+    assert _breaks(user, answer) is broken

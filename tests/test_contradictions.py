@@ -1155,3 +1155,15 @@ def test_a_minimum_spend_of_other_firms_is_no_offer_over_the_cap() -> None:
     assert run([("user", "Catering for 40 people. Budget is about $1,500."),
                 ("assistant", "Happy to help."), ("user", "Should I hire a caterer?"),
                 ("assistant", "Many full-service caterers have a minimum spend of $2,500+.")]) == []
+
+
+def test_training_after_work_does_not_lift_a_beginners_inexperience() -> None:
+    """A situation lifts on the words of its topic, not on every word of its presumptions
+    ("your years of training")."""
+    certs = run([("user", "I'm 41 and I've never been a runner. Help me train for a 10K?"),
+                 ("assistant", "Start with run-walk intervals."),
+                 ("user", "What should I eat? I'll be training after work, around 6pm."),
+                 ("assistant", "Given the half marathons you've already got under your belt, "
+                               "you know how your stomach handles food.")])
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("constraint", 3, 0)]
