@@ -1480,3 +1480,23 @@ def test_possessions_joined_by_or_freelancers_licences_and_old_dogs(user: str, a
 def test_comparisons_licences_boots_phones_retirees_and_old_cats(user: str, answer: str,
                                                                   broken: bool) -> None:
     assert _breaks(user, answer) is broken
+
+
+@pytest.mark.parametrize(("user", "answer", "broken"), [
+    # advice to learn a skill presumes nothing; a counterfactual "would normally" neither
+    ("I've never played an instrument and I can't read music.",
+     "Sight-reading: practise a few new lines every day.", False),
+    ("I can't read music.", "Since you sight-read, the étude will be quick.", True),
+    ("I have no oven, just a hob.",
+     "Where a baked version would go into the oven, chill it in the freezer.", False),
+])
+def test_learning_to_sight_read_and_what_a_baked_version_would_need(user: str, answer: str,
+                                                                    broken: bool) -> None:
+    assert _breaks(user, answer) is broken
+
+
+def test_the_only_vegetarian_in_the_house_cooks_meat_for_the_others() -> None:
+    from monitor.engine.constraints import binding
+
+    turn = "I'm the only vegetarian in my house. Weeknight dinners for all of us?"
+    assert binding("I'm the only vegetarian in my house.", 0, turn) == []
