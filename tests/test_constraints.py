@@ -1402,6 +1402,7 @@ def test_a_cap_someone_else_states_and_a_plate_beside_a_meat_eater_bind_nothing(
 
     reported = "A colleague says flying takes under two hours, so I'm crazy to take the train."
     assert not sets_time_limit(reported)
+    assert sets_time_limit("My physio said workouts must be 20 minutes max.")  # a rule giver
     assert not sets_cap("My brother says I shouldn't spend more than $300.")
     turn = ("My dad's a real steak-and-potatoes guy. I'd love one dinner we both enjoy, "
             "without me eating any meat.")

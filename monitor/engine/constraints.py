@@ -683,7 +683,7 @@ def sets_cap(sentence: str) -> bool:
     """The user's sentence speaks of what they will spend ("Budget is £600 MAX", "I can
     pay at most $20"), so an upper bound in money in it is their cap."""
     text, t = _plain(sentence), tables()
-    if _REPORTED_LEAD.match(text):
+    if _reported(text):
         return False  # "A colleague says flying takes under two hours": not the user's cap
     return bool(t.cap_spending.search(text)) or (
         bool(t.cap_limit.search(text)) and cues.speaks_of_self(text))
@@ -695,7 +695,7 @@ def sets_time_limit(sentence: str) -> bool:
     than about 2 hours", "we must be back at the car within 3 hours"): its upper bound in
     time is a limit. Never a page: what an answer times may be one step of it."""
     text, t = _plain(sentence), tables()
-    if _REPORTED_LEAD.match(text):
+    if _reported(text):
         return False
     return bool(t.cap_firm.search(text)) or (bool(t.cap_limit.search(text)) and (
         cues.speaks_of_self(text) or _MUST.search(text) is not None))
@@ -706,6 +706,13 @@ _REPORTED_LEAD = re.compile(r"\W*(?:a|an|my|our|the|his|her|their)\s+(?:[\w'-]+\
                             re.I)
 """A sentence that opens by reporting someone else ("A colleague says flying takes under
 two hours"): what it bounds is theirs to say, not the user's limit."""
+
+
+def _reported(text: str) -> bool:
+    """The sentence reports someone who sets no rules for the user (`_REPORTED_LEAD`); "My
+    physio said 20 minutes max" is a rule all the same (`rule_givers`)."""
+    lead = _REPORTED_LEAD.match(text)
+    return lead is not None and not tables().rule_givers.search(lead.group(0))
 _MUST = re.compile(r"\b(?:has|have|needs?)\s+to\b|\bmust\b", re.I)
 """A bound said as a need of something else: "any workout has to be 20 minutes max"."""
 
