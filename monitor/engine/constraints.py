@@ -713,6 +713,8 @@ def _reported(text: str) -> bool:
     physio said 20 minutes max" is a rule all the same (`rule_givers`)."""
     lead = _REPORTED_LEAD.match(text)
     return lead is not None and not tables().rule_givers.search(lead.group(0))
+
+
 _MUST = re.compile(r"\b(?:has|have|needs?)\s+to\b|\bmust\b", re.I)
 """A bound said as a need of something else: "any workout has to be 20 minutes max"."""
 
@@ -1135,15 +1137,12 @@ def _breaking_patterns(label: str, breaks: tuple[str, ...]) -> tuple[re.Pattern[
     dressing"); what stands before it decides (`_hyphen_kept`)."""
     t = tables()
     stem = label not in t.members  # a word the user ruled out ("jump"), not a group
-    grouped = not stem or label in t.diets
+    start = r"(?:(?<![\w-])|(?<=[a-z]-))" if not stem or label in t.diets else r"(?<![\w-])"
     return tuple(
         re.compile(r"(?<![\w-])" + r"[\s-]+".join(map(re.escape, _base(word).split()))
                    + r"\w*")
         if stem and word == label and not is_situation(label)
-        else re.compile(rf"(?:(?<![\w-])|(?<=[a-z]-)){re.escape(word)}(?:s|es)?"
-                        rf"(?![\w]|-(?!{_MADE_WITH}))")
-        if grouped
-        else re.compile(rf"(?<![\w-]){re.escape(word)}(?:s|es)?(?![\w]|-(?!{_MADE_WITH}))")
+        else re.compile(rf"{start}{re.escape(word)}(?:s|es)?(?![\w]|-(?!{_MADE_WITH}))")
         for word in breaks)
 
 
