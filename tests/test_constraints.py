@@ -41,7 +41,8 @@ def _breaks(user: str, answer: str) -> bool:
     ("my son has a nut allergy", "Sprinkle over some toasted almonds.", "almonds"),
     ("I have a shellfish allergy.", "Add the prawns at the end.", "prawns"),
     ("my wife has a gluten intolerance", "Serve it with warm couscous.", "couscous"),
-    ("we don't have a car", "Drive to the trailhead and park at the visitor centre.", "Drive"),
+    ("we don't have a car", "Drive to the trailhead and park at the visitor centre.",
+     "Drive to the"),
     ("my daughter is dairy free", "Top each bowl with a spoon of yoghurt.", "yoghurt"),
     # a diet said with the speaker left out, abstaining said of a couple, stairs, new things
     ("been vegan for about 2 years, started bouldering", "3 eggs scrambled with feta", "eggs"),
@@ -437,6 +438,18 @@ def test_the_users_own_diet_does_not_bind_food_asked_for_someone_else() -> None:
      "Your husband can drive you both to the supermarket.", False),
     ("i'm partially sighted so i don't drive, but my husband does.",
      "You can drive to the supermarket on Sundays.", True),
+    ("I don't drive.", "Split a membership trip with a friend or neighbor who drives.", False),
+    ("I don't drive.", "Folks who drive in end up hunting for a spot.", False),
+    ("I don't drive.", "As someone who drives daily, you know the roads.", True),
+    # not owning a car rules out the user's car, not a car rented by the hour
+    ("We don't own a car, it's just the bus.", "Zipcar lets you rent a car by the hour.", False),
+    ("We don't own a car, it's just the bus.", "Put the boxes in your car.", True),
+    # an occasion narrows the activity: the scenic back roads are no interstate
+    ("I don't drive on interstates or freeways at all.", "Scenic drive through Tennessee.",
+     False),
+    ("I don't fly long-haul.", "Take the short flight to Rome.", False),
+    ("I don't drive at all.", "Scenic drive through Tennessee.", True),
+    ("I can't drive at the moment.", "Scenic drive through Tennessee.", True),
 ])
 def test_what_a_phrase_rules_out_where_and_for_whom(user: str, answer: str, broken: bool
                                                     ) -> None:
@@ -447,7 +460,7 @@ def test_a_later_turn_that_changes_the_situation_lifts_it() -> None:
     from monitor.engine.constraints import lifted_by
 
     rules = constraints_in("we don't have a car so it'd need to be train or bus", 0)
-    assert [r.label for r in rules] == ["driving", "no car"]
+    assert [r.label for r in rules] == ["no car"]  # not owning one is no rule against driving
     for rule in rules:
         assert lifted_by(rule, ["omg update lol, my dad's just given us his old ford fiesta "
                                 "since he's got a new car!!", "so we can drive now."], 2)

@@ -50,8 +50,9 @@ def measured(sentence: str) -> tuple[Amount, ...]:
     return tuple(found) if len(found) <= MAX_AMOUNTS and not derived(sentence) else ()
 
 
-_AGE_AFTER = re.compile(r"-olds?\b", re.IGNORECASE)
-"""A "6-year-old" names who is meant, as "a 4-month-old puppy" does: no duration."""
+_AGE_AFTER = re.compile(r"(?:-|\s+)olds?\b", re.IGNORECASE)
+"""A "6-year-old" names who is meant, as "a 4-month-old puppy" and "my 7 year old" do:
+no duration."""
 
 
 @lru_cache(maxsize=8192)

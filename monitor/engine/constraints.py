@@ -82,6 +82,10 @@ class _Tables:
     unless: dict[str, re.Pattern[str]]
     """Words that keep a setting sentence from setting its situation (`unless`): "two
     cars: her Honda CR-V and my Nissan Leaf" is a household with a petrol car too."""
+    activity_narrowed: re.Pattern[str]
+    """After an activity's setting phrase, words that narrow it to some occasions ("I don't
+    drive on interstates"): the sentence rules out those, not the activity."""
+    narrowed_activities: frozenset[str]
     possessions: dict[str, tuple[str, ...]]
     possession_topics: dict[str, frozenset[str]]
     possession_denied: re.Pattern[str]
@@ -198,6 +202,8 @@ def tables() -> _Tables:
                  for name, spec in (*config["activities"].items(), *situations.items())},
         unless={name: word_pattern(tuple(spec["unless"]))
                 for name, spec in situations.items() if "unless" in spec},
+        activity_narrowed=re.compile(config["activity_narrowed"]["pattern"], re.I),
+        narrowed_activities=frozenset(config["activity_narrowed"]["activities"]),
         possessions=possessions,
         possession_topics={thing: frozenset(words)
                            for thing, words in config["possession_topics"].items()},
@@ -463,8 +469,10 @@ def constraints_in(sentence: str, turn: int) -> list[Constraint]:
                 t.not_a_diet_after.match(lower, said.end())):  # "don't drink tea", "veggie garden"
             found.setdefault(diet, set()).update(*(t.members.get(g, ()) for g in groups))
     for name, (_, breaks) in (*t.activities.items(), *t.situations.items()):
-        if t.setters[name].search(lower) and not (  # "without a car", not "without a care"
-                name in t.unless and t.unless[name].search(lower)):
+        narrows = t.activity_narrowed if name in t.narrowed_activities else None
+        if any(narrows is None or not narrows.match(lower, m.end())
+               for m in t.setters[name].finditer(lower)) and not (  # "without a car", not
+                name in t.unless and t.unless[name].search(lower)):  # "without a care"
             found.setdefault(name, set()).update(breaks)
     for match in t.possession_denied.finditer(lower):
         things = [next(g for g in match.groups() if g)]
@@ -872,11 +880,13 @@ _SWAPPED_IN = re.compile(r"\s+in\b")
 """A swap that puts in what follows: "swap in a matcha latte"."""
 
 
-_OTHER_DOER = re.compile(r"\b(?:he|she|they|someone|somebody|(?:your|a|the)\s+(?:husband|wife|"
+_OTHER_DOER = re.compile(r"\b(?:he|she|they|someone|somebody|(?<!as someone )(?<!for someone )"
+                         r"(?<!of you )(?<!you )who|(?:your|a|the)\s+(?:husband|wife|"
                          r"partner|friend|friends|dad|mum|mom|father|mother|son|daughter|"
                          r"brother|sister|boyfriend|girlfriend|guests?|kids|children|"
                          r"driver|taxi|cab))\s+(?:(?:can|could|will|would|should|might|may)\s+)?$")
-"""Someone else does what the user does not: "your husband can drive you both"."""
+"""Someone else does what the user does not: "your husband can drive you both", "a friend
+or neighbour who drives"; not "as someone who hasn't ...", which speaks to the user."""
 
 
 _THIRD_PARTY_LEAD = re.compile(r"\W*(?:[\w'-]+\s+){0,3}?(?:tours?|buses|coaches|shuttles?|drivers?|"

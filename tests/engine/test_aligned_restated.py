@@ -218,6 +218,9 @@ def test_a_price_per_guest_or_per_head_is_per_person() -> None:
 
 def test_an_age_is_no_duration() -> None:
     assert aligned.measured("My doctor prescribed amoxicillin for my 6-year-old.") == ()
+    # written apart, an age still names who is meant: no new time limit of the user's
+    assert aligned.measured("The fried rice one - my 7 year old hates peas though.") == ()
+    assert aligned.measured("She turned 7 years old in May.") == ()
     assert [a.surface for a in aligned.measured("The course lasts 10 days.")] == ["10 days"]
 
 
