@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from monitor.contracts import ContradictionCertificate, TurnEvent
+from monitor.engine import cues
 from monitor.engine.pipeline import Engine
 from monitor.engine.state import ConversationState
 from monitor.engine.verdict import pronoun_led
@@ -1109,6 +1110,33 @@ def test_a_bare_character_asks_for_no_fiction() -> None:
                  ("assistant", "Ask for a window table: the two of you will see the bridge.")])
     assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
         ("constraint", 3, 0)]
+
+
+def test_a_story_named_in_passing_asks_for_no_fiction() -> None:
+    """ "I don't fly (long story)" and a bedtime's "water, story, hug" ask for no story: the
+    answer is the assistant's own, and its presumptions still count."""
+    certs = run([("user", "I'm a single dad, it's just the two of us at home."),
+                 ("assistant", "That's a lot to carry alone."),
+                 ("user", 'it\'s "one more" everything - water, story, hug. how do I hold '
+                          "the line?"),
+                 ("assistant", "Trade off the return trips with your partner each night.")])
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("constraint", 3, 0)]
+
+
+@pytest.mark.parametrize(("prompt", "fiction"), [
+    ("Can you tell me a story about a lost treasure?", True),
+    ("What about as a haiku?", True),
+    ("A poem about autumn, please.", True),
+    ("Write it up for my dog as a sonnet.", True),
+    ("You are a pirate. Stay in character.", True),
+    ("I don't fly (long story). I need to get from Chicago to San Francisco.", False),
+    ("I won't go past the second rung of a ladder, end of story.", False),
+    ("Our gutters overflow on our two-story house.", False),
+    ("I've heard horror stories about peeling.", False),
+])
+def test_fiction_is_asked_for_not_named(prompt: str, fiction: bool) -> None:
+    assert cues.asks_for_fiction(prompt) is fiction
 
 
 def test_a_table_row_that_times_a_step_over_the_users_daily_limit_is_a_warning() -> None:

@@ -89,8 +89,38 @@ def speaks_of_others(sentence: str) -> bool:
 
 
 def asks_for_fiction(prompt: str) -> bool:
-    """The user asked for fiction (a story, a poem, a role): its narrator is not the user."""
-    return bool(_pattern("fiction_requests").search(prompt))
+    """The user asked for fiction (a story, a poem, a role): its narrator is not the user.
+
+    Asked for, not named in passing (`_asked`): "I don't fly (long story)", "end of
+    story", "our two-story house" and "water, story, hug" at bedtime ask for none, and a
+    request for fiction silences every check of the answer."""
+    named = list(_pattern("fiction_requests").finditer(prompt))
+    return bool(named) and (_pattern("writing_pattern").search(prompt) is not None or any(
+        _asked(prompt, found) for found in named))
+
+
+def _asked(prompt: str, named: re.Match[str]) -> bool:
+    """The sentence that names a kind of fiction asks for something ("can you tell me a
+    story", "now as a haiku?"), or opens with it ("A poem about autumn"). Not applied to
+    drafts: "what should the letter say", "yes a template would be great" ask in words
+    this list does not hold."""
+    start, end = _sentence_around(prompt, named.start())
+    lead = prompt[start:named.start()].strip(_OPENING).split()
+    return len(lead) == 0 or (len(lead) == 1 and lead[0].lower() in _DETERMINERS) or (
+        _pattern("fiction_asked_pattern").search(prompt, start, end) is not None)
+
+
+_OPENING = " \t\"'*-#:>\u201c"
+"""What may stand before the first word of a sentence."""
+_DETERMINERS = frozenset({"a", "an", "the", "my", "our", "some", "one"})
+_SENTENCE_END = re.compile(r"[.?!\n]")
+
+
+def _sentence_around(text: str, at: int) -> tuple[int, int]:
+    """The bounds of the sentence of `text` that holds position `at`."""
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
+    after = _SENTENCE_END.search(text, at)
+    return start, after.end() if after is not None else len(text)
 
 
 def recalls_past_value(sentence: str) -> bool:
