@@ -539,6 +539,15 @@ def test_a_hard_cap_is_a_spending_cap() -> None:
     assert not sets_cap("We are having a hard time choosing a pram for £250.")
 
 
+def test_money_to_spend_is_a_spending_cap() -> None:
+    from monitor.engine.constraints import sets_cap
+
+    assert sets_cap("I have $300 total to spend on improvements this year.")
+    assert sets_cap("We have about $500 for the whole trip.")
+    assert not sets_cap("I have $300 in savings.")
+    assert not sets_cap("The loan has $300 for fees.")
+
+
 @pytest.mark.parametrize(("user", "answer", "broken"), [
     ("My GP told me to cut out caffeine completely.", "A flat white at 3pm keeps you "
      "going.", True),
