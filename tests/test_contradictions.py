@@ -1102,6 +1102,15 @@ def test_a_value_said_before_the_price_paid_is_no_offer_over_the_cap() -> None:
                               "half the price.")]) == []
 
 
+def test_an_open_ended_amount_of_the_user_names_no_price() -> None:
+    """ "$400+ a month" on heating is no price the user named for what the answer offers."""
+    certs = run([("user", "Heating bills are $400+ a month. My budget for fixes is $300."),
+                 ("assistant", "Happy to help."), ("user", "What should I do first?"),
+                 ("assistant", "Book attic insulation first, around $1,500.")])
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("constraint", 3, 0)]
+
+
 def test_a_bare_character_asks_for_no_fiction() -> None:
     """ "I love character" chooses a neighbourhood: the answer's presumptions still count."""
     certs = run([("user", "I'm going to Porto on my own, my first solo trip."),

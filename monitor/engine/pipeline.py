@@ -1117,7 +1117,8 @@ class Engine:
         headings = set(extraction.headings)
         named = [a for old_turn, speaker, sentence, _ in state.statements
                  if old_turn < turn and speaker.startswith("user")
-                 for a in amounts.amounts(sentence)]
+                 for a in amounts.amounts(sentence) if a.shape != "lower"]
+        # ("heating bills are $400+ a month" names no price of what the answer offers)
         going_over = next((s for s, _ in offered if s not in extraction.rows and goes_over(s)),
                           None)
         found: list[tuple[int, contradiction.Finding, float]] = []
