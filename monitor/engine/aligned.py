@@ -12,6 +12,7 @@ values is incompatible (see `amounts.incompatible`). Sentences that name differe
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -671,7 +672,8 @@ def _conflicts(new: str, old: str) -> tuple[tuple[Amount, Amount], ...]:
                 a, b)) for b in old_amounts):
             continue  # the old sentence also states this value: they agree on it
         for b in old_amounts:
-            if not amounts.comparable(a, b) or _schedule_edge(a) or _schedule_edge(b):
+            if not amounts.comparable(a, b) or _schedule_edge(a) or _schedule_edge(b) or (
+                    _scales_apart(a, b)):
                 continue
             if b.quantity.value in stated:
                 continue  # "two of the five books": the old value is restated here too
@@ -680,6 +682,26 @@ def _conflicts(new: str, old: str) -> tuple[tuple[Amount, Amount], ...]:
             if not (_counted_apart(new, a, old, b) or _for_two_kinds(new, a, old, b)):
                 found.append((a, b))
     return tuple(found)
+
+
+_SCALES_APART = 30.0
+"""Two durations this many times apart measure different things ("a puppy of 4 months" /
+"4 hours at work", "a 2-3 minute conversation" / "the trip in 6 months"); a mix-up of
+hours and days (24) or days and weeks (7) stays a conflict."""
+
+
+def _scales_apart(a: Amount, b: Amount) -> bool:
+    """Both are times, and one is more than `_SCALES_APART` times the other."""
+    if a.quantity.dimension != "time" or b.quantity.dimension != "time":
+        return False
+    sizes = sorted(_size(x) for x in (a, b))
+    return sizes[0] > 0 and sizes[1] / sizes[0] > _SCALES_APART
+
+
+def _size(amount: Amount) -> float:
+    """A finite value the amount allows, in its canonical unit (0 where none is)."""
+    ends = [v for v in (amount.low, amount.high) if math.isfinite(v) and v > 0]
+    return sum(ends) / len(ends) if ends else 0.0
 
 
 _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")

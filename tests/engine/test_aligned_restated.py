@@ -216,6 +216,16 @@ def test_a_price_per_guest_or_per_head_is_per_person() -> None:
                               "The room is $45 per night.", per_night)
 
 
+def test_durations_far_apart_measure_different_things() -> None:
+    """A puppy's 4 months and 4 hours at work; a 2-3 minute talk and a trip in 6 months.
+    Hours against days stay a conflict: a mix-up of the two is one to catch."""
+    assert aligned.conflicts("Chewing at 4 months is normal - she's teething.",
+                             "She's chewing everything when we're at work for 4 hours.") == []
+    assert aligned.conflicts("Hold a 2-3 minute conversation about the wedding.",
+                             "I'm going to Brazil in 6 months for a wedding.") == []
+    assert aligned.conflicts("The drive takes 4 days.", "The drive takes 4 hours.") != []
+
+
 def test_an_age_is_no_duration() -> None:
     assert aligned.measured("My doctor prescribed amoxicillin for my 6-year-old.") == ()
     # written apart, an age still names who is meant: no new time limit of the user's
