@@ -1111,6 +1111,36 @@ def test_an_open_ended_amount_of_the_user_names_no_price() -> None:
         ("constraint", 3, 0)]
 
 
+def test_what_the_assistant_would_book_is_offered() -> None:
+    """ "I'd book the 1h35 hop ... if booked a few weeks out" recommends the flight a user who
+    flies not at all ruled out, though its "if" keeps it from being stated as fact."""
+    certs = run([("user", "I'm not flying at all on this trip - flight anxiety."),
+                 ("assistant", "Trains it is."), ("user", "How do I get from Rome to Vienna?"),
+                 ("assistant", "Honestly, for this leg I'd book the 1h35 hop: Austrian "
+                               "Airlines and Ryanair fly Rome Fiumicino to Vienna several "
+                               "times a day, often for €50–90 if booked a few weeks out.")])
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("constraint", 3, 0)]
+
+
+def test_a_freelancer_paying_themselves_a_salary_keeps_no_employer() -> None:
+    """ "the pay yourself a salary thing makes sense" tells of no new employer."""
+    certs = run([("user", "I need help setting up a budget. I'm a freelance illustrator, so "
+                          "some months I bring in 9k and some months it's like 2k. rent is "
+                          "1,600 and I have about 4k on a credit card I want gone. Everything "
+                          "I find online assumes a normal paycheck."),
+                 ("assistant", "Pay yourself a fixed salary from a holding account."),
+                 ("user", "ok the pay yourself a salary thing makes sense. how much should "
+                          "be in the holding account before I actually start doing that?"),
+                 ("assistant", "A buffer of one month."),
+                 ("user", "and how do I fit the credit card payoff in without starving the "
+                          "buffer?"),
+                 ("assistant", "Set the card payment for the day after your employer's deposit "
+                               "lands.")])
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("constraint", 5, 0)]
+
+
 def test_a_bare_character_asks_for_no_fiction() -> None:
     """ "I love character" chooses a neighbourhood: the answer's presumptions still count."""
     certs = run([("user", "I'm going to Porto on my own, my first solo trip."),

@@ -553,6 +553,8 @@ class Engine:
             pairs |= {(f.claim.sentence, f.prior.sentence) for _, f, _ in found}
             findings += found
         asserted = [] if creative else extraction.asserted
+        offering = [] if creative else [*asserted, *(
+            (s, extraction.scopes.get(s, "")) for s in _recommending(extraction))]
         subjects = _subjects_by_sentence(facts)
         # list items and labels state nothing by themselves: the verifier, trained on
         # captions of one scene, reads two different ones as a contradiction; the rules
@@ -562,7 +564,7 @@ class Engine:
             findings = self.verdict.judge(state, turn, claims, findings, subjects)
         # a situation is presumed in any sentence ("If it keeps happening, bring it up
         # with your manager" for a freelancer), a food offered only in an asserted one
-        findings += self._constraint_findings(state, turn, asserted, [] if creative else [
+        findings += self._constraint_findings(state, turn, offering, [] if creative else [
             (s, extraction.scopes.get(s, "")) for s in extraction.sentences], prompt)
         over_cap = [] if creative else self._cap_findings(state, turn, extraction, prompt)
         if over_cap:  # not what a restated budget already certified
@@ -1112,8 +1114,8 @@ class Engine:
         # lays them out, but times a step of the plan ("Saturday: practice test (2 hours)")
         # and a "Total" row sums the plan
         offered = [(s, c) for s, c in extraction.asserted] + [
-            (s, extraction.scopes.get(s, "")) for s in extraction.sentences
-            if _RECOMMENDING_IF.match(s)] + [(h, "") for h in extraction.headings]
+            (s, extraction.scopes.get(s, "")) for s in _recommending(extraction)] + [
+            (h, "") for h in extraction.headings]
         headings = set(extraction.headings)
         named = [a for old_turn, speaker, sentence, _ in state.statements
                  if old_turn < turn and speaker.startswith("user")
@@ -1284,9 +1286,19 @@ def _normal(sentence: str) -> str:
     return _NON_WORD.sub(" ", sentence.lower()).strip()
 
 
-_RECOMMENDING_IF = re.compile(r"\W*if\s+i\s+(?:were|had\s+to|could\s+only)\b", re.I)
-"""A conditional that recommends ("If I were buying for your room, I'd go for ...", "If I
-had to pick one, I'd go with ..."): what it prices is offered."""
+_RECOMMENDING = re.compile(
+    r"\W*if\s+i\s+(?:were|had\s+to|could\s+only)\b|\bi(?:'d|\u2019d|\s+would)\s+(?:\w+\s+)?"
+    r"(?:book|go\s+(?:for|with)|pick|choose|recommend|suggest|take|buy|get|start\s+with|"
+    r"opt\s+for)\b", re.I)
+"""A sentence that recommends though it says "would" ("If I were buying for your room,
+I'd go for ...", "Honestly, for this leg I'd book the 1h35 hop"): what it names and
+prices is offered."""
+
+
+def _recommending(extraction: Extraction) -> list[str]:
+    """The sentences not stated as fact that recommend what they name (`_RECOMMENDING`)."""
+    said = {s for s, _ in extraction.asserted}
+    return [s for s in extraction.sentences if s not in said and _RECOMMENDING.search(s)]
 
 
 _EVERY = re.compile(r"\b(?:every|each|per)\s+$", re.I)
