@@ -539,6 +539,31 @@ def test_a_hard_cap_is_a_spending_cap() -> None:
     assert not sets_cap("We are having a hard time choosing a pram for £250.")
 
 
+def test_the_heart_of_a_cuisine_is_no_offal() -> None:
+    assert _broken("I'm vegetarian (no meat, no fish, but I eat eggs and dairy).",
+                   "Kyoto is the heart of shojin ryori, and a temple meal there is great."
+                   ) == [None, None, None]
+    assert "chicken" in _broken("I'm vegetarian, no meat.", "Grilled chicken hearts on skewers.")
+
+
+def test_what_just_names_after_no_is_what_there_is() -> None:
+    assert [c.label for c in constraints_in(
+        "Physio said no structural issues, just weak and tight.", 0)] == ["structural issue"]
+
+
+def test_off_the_list_steers_around_it() -> None:
+    assert not _breaks("please no AirPods, they're pointless without an iPhone",
+                       "AirPods lose most of their tricks on Android, so they're off the list.")
+
+
+def test_a_new_price_is_no_offer() -> None:
+    """ "it runs around $900+ new" prices it new, where the answer points to a used one."""
+    from monitor.engine.constraints import goes_over
+
+    assert goes_over("With a kit lens it runs around $900+ new.")
+    assert not goes_over("A new lens for $900 is a fine pick.")
+
+
 def test_money_to_spend_is_a_spending_cap() -> None:
     from monitor.engine.constraints import sets_cap
 
@@ -1481,6 +1506,11 @@ def test_a_diet_glossed_beside_someone_who_eats_everything_binds_only_the_users_
     sober = ("I'm two years sober, so I won't be drinking, but most of my family does and "
              "I'm fine with wine on the table.")
     assert binding(sober, 0, sober) == []
+    # an aside in parentheses between the others and their meat
+    family = ("My 14 year old daughter just announced she's going vegetarian. The rest of us "
+              "(me, my husband, our 10 year old) still eat meat.")
+    assert binding("My 14 year old daughter just announced she's going vegetarian.", 0,
+                   family) == []
 
 
 @pytest.mark.parametrize(("user", "answer", "broken"), [

@@ -392,10 +392,12 @@ def _plain(text: str) -> str:
 _CHUNK_SPLIT = re.compile(r",|\bor\b|\band\b|\bnor\b|/|\bincluding\b|\bsuch\s+as\b|\blike\b",
                           re.I)
 _TRAILING = re.compile(r"\s+(please|thanks|thank you|at all|either|too|though|anymore|for|until|"
+                       r"just|"
                        r"till|completely|entirely|altogether|although|however|whereas|etc|"
                        r"because|of any kind)\b.*$",
                        re.I)
-"""Where an exclusion's words end ("no nuts, although ..."). A "but" ends it in `openers`
+"""Where an exclusion's words end ("no nuts, although ...", "no structural issues, just weak
+and tight": what "just" names is what there is). A "but" ends it in `openers`
 itself, so that "no meat, no fish, but I do eat eggs and dairy" rules out no dairy and
 "no nuts but also no dairy" is read twice."""
 _FIRST_PERSON = re.compile(
@@ -604,6 +606,10 @@ _SPEAKER = re.compile(r"\b(?:i|i'm|im|i've|i'd|myself)\b", re.I)
 """The user as the one a sentence speaks of ("I'm vegan and my husband is away")."""
 
 
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")
+"""An aside in parentheses, left out where it parts a subject from its verb."""
+
+
 def binding(sentence: str, turn: int, turn_text: str) -> list[Constraint]:
     """The constraints a user sentence sets that bind later answers: none of someone away
     (`held_by_someone_away`), no diet of a turn that says the others eat what it rules
@@ -612,13 +618,14 @@ def binding(sentence: str, turn: int, turn_text: str) -> list[Constraint]:
     if held_by_someone_away(sentence, turn_text):
         return []
     rules, t = constraints_in(sentence, turn), tables()
-    if t.others_eat.search(_plain(turn_text)):  # and "without me eating any meat", or
+    told = _PARENTHESES.sub("", _plain(turn_text))  # "the rest of us (me, my husband) eat meat"
+    if t.others_eat.search(told):  # and "without me eating any meat", or
         # "vegetarian for 20 years - no meat, no fish", is the user's own plate
         diet_said = {r.sentence for r in rules if r.label in t.diets}
         rules = [r for r in rules if r.label not in t.diets
                  and not (r.label in t.members and not _ALLERGY.search(r.sentence)
                           and (r.sentence in diet_said or _ME_EATING.search(r.sentence)))]
-    if t.others_drink.search(_plain(turn_text)):  # "sober three years ... most of them drink"
+    if t.others_drink.search(told):  # "sober three years ... most of them drink"
         rules = [r for r in rules if set(t.diets.get(r.label, ())) != {"alcohol"}]
     # "I'm self-employed and my husband works for a big company": his employer match
     return [r for r in rules if r.label not in t.others_hold
