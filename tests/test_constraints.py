@@ -1088,6 +1088,24 @@ def test_a_diet_the_partner_does_not_keep_leaves_his_dishes_alone() -> None:
      "That can be tricky to fit around a full-time job.", True),
     ("We don't own a car, so it's buses.",
      "Showing up before 9 saves you from circling the block.", True),
+    ("My husband died two years ago so it's just me now.",
+     "Look at the marriage allowance, moving part of one allowance between you.", True),
+    ("We finally paid off our mortgage in September!",
+     "An offset mortgage would cut the interest on your outstanding balance.", True),
+    ("I'm 45 and never smoked in my life.", "Cutting back on cigarettes will help.", True),
+    ("I was made redundant back in March.",
+     "Since you're still in your current role, you have leverage.", True),
+    ("We'll be in my Model Y, two adults.", "Fuel up in Kayenta; pumps get sparse.", True),
+    ("We bought our first house last spring.",
+     "Get a written OK from the property owner first.", True),
+    ("Me and my husband are off to Madrid with our twin 2 year olds.",
+     "Since it's just the two of you, hop between tapas bars until midnight.", True),
+    ("I graduated with a BSc in computer science in 2019.",
+     "You'd be looking at finishing a bachelor's first.", True),
+    ("I have a 2021 MacBook Pro and it's almost full.",
+     "Run Disk Cleanup from the Start menu.", True),
+    ("I'm an ICU nurse on nights, three 12s a week.",
+     "Grab a jar when you head out the door in the morning for your shift.", True),
 ])
 def test_swaps_presuming_openers_asides_sides_and_more_situations(
         user: str, answer: str, broken: bool) -> None:
@@ -1507,6 +1525,10 @@ def test_a_diet_glossed_beside_someone_who_eats_everything_binds_only_the_users_
              "I'm fine with wine on the table.")
     assert binding(sober, 0, sober) == []
     # an aside in parentheses between the others and their meat
+    alone = ("it's just me in my apartment, no roommates, no partner, and I toss half the "
+             "groceries.")
+    assert [r.label for r in binding(alone, 0, alone + " Just for me, please.")] == [
+        "living_alone", "no roommate"]
     family = ("My 14 year old daughter just announced she's going vegetarian. The rest of us "
               "(me, my husband, our 10 year old) still eat meat.")
     assert binding("My 14 year old daughter just announced she's going vegetarian.", 0,

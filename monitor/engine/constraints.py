@@ -667,8 +667,10 @@ def _of_someone_else(sentence: str) -> bool:
 
 
 _SELF_STATED = re.compile(r"\b(?:i'm|im|i\s+am|i've|ive|i\s+have|i\s+can't|i\s+cant|i\s+cannot|"
-                          r"i\s+don't|i\s+dont|i\s+do\s+not|i\s+never|myself)\b", re.I)
-"""The user says something of themselves: "I'm vegan", "I can't swim"."""
+                          r"i\s+don't|i\s+dont|i\s+do\s+not|i\s+never|myself|just\s+me\s+in|i\s+live)\b",
+                          re.I)
+"""The user says something of themselves: "I'm vegan", "I can't swim", "it's just me in my
+apartment, no roommates, no partner"."""
 
 
 def lifted_by(rule: Constraint, sentences: list[str], turn: int) -> bool:
