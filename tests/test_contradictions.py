@@ -1141,6 +1141,25 @@ def test_a_freelancer_paying_themselves_a_salary_keeps_no_employer() -> None:
         ("constraint", 5, 0)]
 
 
+def test_an_answer_back_on_the_users_replaced_budget_is_certified() -> None:
+    """ "update, ... we're at $450 now" replaces the user's $300, not the answer's $35."""
+    certs = run([("user", "Hosting a BBQ for 12, total budget is $300."),
+                 ("assistant", "Burgers and sausages come to about $35 a dozen."),
+                 ("user", "update, my brother's chipping in so we're at $450 now! what would "
+                          "you upgrade?"),
+                 ("assistant", "Keep a ~$20 cushion under your $300 for ice runs.")])
+    assert [(c.detector, c.turn_index, c.conflicts_with) for c in certs] == [
+        ("numeric", 3, 2)]
+
+
+def test_the_original_value_named_as_such_keeps_to_the_update() -> None:
+    certs = run([("user", "We're doing 4 nights in Rome."),
+                 ("assistant", "Four nights covers the main sights."),
+                 ("user", "update: we found cheaper flights, so it's 6 nights now."),
+                 ("assistant", "The original 4-night plan was a bit packed anyway.")])
+    assert certs == []
+
+
 def test_a_bare_character_asks_for_no_fiction() -> None:
     """ "I love character" chooses a neighbourhood: the answer's presumptions still count."""
     certs = run([("user", "I'm going to Porto on my own, my first solo trip."),

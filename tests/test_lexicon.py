@@ -250,6 +250,16 @@ REVISION_POSITIVES = [
     ("More people signed up, so we're now at 48.", "correction"),
     ("Registrations jumped: we're at 85 now.", "correction"),
     ("Two girls are joining, so it's 17 players now.", "correction"),
+    ("ok plot twist, my partner invited his coworkers and now it's 12 people.", "correction"),
+    ("update, my brother's chipping in so we're at $450 now! what would you upgrade?",
+     "correction"),
+    ("We want to save more, so I'm dropping my max to $1,500.", "correction"),
+    ("My raise got confirmed: take-home is going to be 3,400 next month.", "correction"),
+    ("My schedule freed up and I can do 4 days a week now.", "correction"),
+    ("I'll have 7 nights now, should I add more Lisbon?", "correction"),
+    ("The testing center only had a slot in 4 weeks, not 6, so I booked that.",
+     "correction"),
+    ("Our closing got pushed a week, so the move is now June 21.", "correction"),
 ]
 
 REVISION_NEGATIVES = [
@@ -277,6 +287,10 @@ REVISION_NEGATIVES = [
     "The change to the schedule was announced.",
     # the time of day, not a new value of anything
     "It's 5 pm now, is the museum still open?",
+    "It is now 5 pm.",
+    "I have 3 kids.",
+    "I cut the carrots to 1 cm pieces, how long do they roast?",
+    "I reduced the sauce to 1 cup.",
 ]
 
 

@@ -241,8 +241,22 @@ _REVISION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\bmake (?:it|that)\s+" + _NUM + r"\b"
             # a count said as the new state: "we're now at 48", "we're at 85 now", "so
             # it's 17 players now"
-            r"|\bwe(?:'re| are) now (?:at|up to|down to) \d+\b"
-            r"|\bwe(?:'re| are) (?:at|up to|down to) \d+ now\b"
+            r"|\bwe(?:'re| are) now (?:at|up to|down to) [$£€]?\d+\b"
+            r"|\bwe(?:'re| are) (?:at|up to|down to) [$£€]?\d[\d,.]*k? now\b"
+            # "update, my brother's chipping in", "quick update:", "ok plot twist"
+            r"|^(?:ok(?:ay)?,?\s+|so,?\s+)?(?:quick\s+|small\s+|big\s+)?update\b"
+            r"|\bplot twist\b"
+            # the new value said as what the user can do or has now: "I can do 4 days a
+            # week now", "I'll have 7 nights now"; "the move is now June 21" (not "it is
+            # now 5 pm", a reading)
+            r"|\b(?:i can do|we can do|i'll have|we'll have)\s+"
+            r"(?:\w+\s+){0,2}?" + _NUM + r"\b[^.?!]{0,30}\bnow\b"
+            r"|(?<!\bit )\b(?:is|are)\s+now\s+" + _NUM + r"\b"
+            # "4 weeks, not 6"; "dropping my max to $1,500", "is going to be 3,400"
+            r"|\b" + _NUM + r"\s+\w+\s*,\s*not\s+" + _NUM + r"\b"
+            r"|\b(?:drop(?:ping|ped)?|lower(?:ing|ed)?|rais(?:e|ing|ed)|increas(?:e|ing|ed)|"
+            r"up(?:ping|ped))\s+(?:\w+\s+){0,3}?to\s+[$£€]?\d"
+            r"|\b(?:is|are) going to be\s+[$£€]?\d"
         ),
     ),
     ("meant", re.compile(r"\bi meant\b|\bwhat i meant\b|\bi mean\s+" + _NUM + r"\b")),
@@ -298,15 +312,17 @@ def revision_kind(text: str) -> str | None:
     return None
 
 
-_COUNT_NOW = re.compile(r"\b(?:it's|it is|we're|we are|we'll be) (\d+ [a-z]+) now\b")
+_COUNT_NOW = re.compile(r"\b(?:(?:it's|it is|we're|we are|we'll be) (\d+ [a-z]+) now|"
+                        r"now (?:it's|it is|we're|we are) (\d+ [a-z]+))\b")
 
 
 def _counts_people_now(sentence: str) -> bool:
-    """A head count said as the new state ("so it's 17 players now"); not laps, degrees or
-    pages: the people are `quantities.HEAD_COUNTS`."""
+    """A head count said as the new state ("so it's 17 players now", "now it's 12 people");
+    not laps, degrees or pages: the people are `quantities.HEAD_COUNTS`."""
     said = _COUNT_NOW.search(sentence)
     return said is not None and any(
-        q.unit in quantities.HEAD_COUNTS for q in quantities.parse_quantities(said.group(1)))
+        q.unit in quantities.HEAD_COUNTS
+        for q in quantities.parse_quantities(said.group(1) or said.group(2)))
 
 
 # ---------------------------------------------------------------------------------------

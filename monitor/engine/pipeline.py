@@ -464,7 +464,10 @@ class Engine:
         sentence = text.strip()[:bounds.SENTENCE_CHARS]
         numbers = len(_NUMBER_RUN.findall(text))  # "the score is 2-1" reads no quantity
         for new in (_counted_as_before(state, q, numbers, turn) for q in fresh):
-            matches = [c for c in candidates if _replaces(new, stale, c[3])]
+            matches = [c for c in candidates if _replaces(new, stale, c[3])
+                       and not _scales_apart(new, c[3])]
+            own = [m for m in matches if m[2].speaker == "user"]
+            matches = own or matches  # the user's own "$300 total", not an answer's "$35"
             if matches and not stale:
                 latest = max(m[0] for m in matches)
                 matches = [m for m in matches if m[0] == latest]
@@ -1624,6 +1627,17 @@ def _counted_as_before(state: ConversationState, q: quantities.Quantity, numbers
             if len(units) == 1 and units <= quantities.HEAD_COUNTS else q)
 
 
+_SCALES_APART = 30.0
+"""A value this many times another is no revision of it ("45 minutes a day" does not
+replace "in 3 months"; `aligned` keeps the same bound for conflicts)."""
+
+
+def _scales_apart(new: quantities.Quantity, old: quantities.Quantity) -> bool:
+    """Two values of one dimension more than `_SCALES_APART` times apart."""
+    low, high = sorted((abs(new.value), abs(old.value)))
+    return new.dimension == old.dimension and low > 0 and high / low > _SCALES_APART
+
+
 def _only_value_said(new: quantities.Quantity, stale: list[quantities.Quantity],
                      said: list[quantities.Quantity]) -> set[float]:
     """The old value of a revision the graph has no fact for ("12 kids coming", then
@@ -1712,6 +1726,10 @@ def _same_attribute(sentence: str, amount: amounts.Amount, rev: Revision) -> boo
                for a in aligned.measured(rev.sentence))
 
 
+_YOURS_BEFORE = re.compile(r"\byour\s+(?:~\s*|about\s+|roughly\s+|around\s+)?$", re.I)
+"""An amount said as the user's own ("a cushion under your $300"): what the user replaced."""
+
+
 def _reverted_amounts(state: ConversationState, turn: int,
                       sentences: Sequence[tuple[str, str]]
                       ) -> list[tuple[int, contradiction.Finding, float]]:
@@ -1732,7 +1750,8 @@ def _reverted_amounts(state: ConversationState, turn: int,
                 # a count's noun is its own attribute ("12 kids" / "8 kids now"); other
                 # values need a word in common: not "$200 for printing" after "the
                 # budget goes up to $5.5k"
-                if q.dimension != "count" and not _same_attribute(sentence, amount, rev):
+                if q.dimension != "count" and not (_same_attribute(sentence, amount, rev)
+                                                   or _YOURS_BEFORE.search(sentence, 0, q.start)):
                     continue
                 claim = sentence_fact(sentence, context, "assistant", turn, rev.unit)
                 found.append((-1, contradiction.Finding(
