@@ -1158,6 +1158,11 @@ def test_the_original_value_named_as_such_keeps_to_the_update() -> None:
                  ("user", "update: we found cheaper flights, so it's 6 nights now."),
                  ("assistant", "The original 4-night plan was a bit packed anyway.")])
     assert certs == []
+    certs = run([("user", "We're doing 4 nights in Rome."),
+                 ("assistant", "Four nights covers the main sights."),
+                 ("user", "update: we found cheaper flights, so it's 6 nights now."),
+                 ("assistant", "That's two more than the 4 nights you had planned.")])
+    assert certs == []
 
 
 def test_a_bare_character_asks_for_no_fiction() -> None:
