@@ -377,3 +377,11 @@ def test_a_one_letter_unit_is_read_in_its_own_case(text: str) -> None:
     """A glued capital T, G or H is trillion, tesla, a network or a pencil, not tonnes,
     grams or hours."""
     assert [q.dimension for q in parse_quantities(text)] == ["number"]
+
+
+def test_values_far_apart_measure_different_things() -> None:
+    from monitor.engine.quantities import far_apart
+
+    assert far_apart(4 * 3600, 4 * 30 * 86400)  # 4 hours / 4 months
+    assert not far_apart(4 * 3600, 4 * 86400)  # hours and days: a mix-up to catch
+    assert not far_apart(0, 10)

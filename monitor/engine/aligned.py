@@ -684,18 +684,10 @@ def _conflicts(new: str, old: str) -> tuple[tuple[Amount, Amount], ...]:
     return tuple(found)
 
 
-_SCALES_APART = 30.0
-"""Two durations this many times apart measure different things ("a puppy of 4 months" /
-"4 hours at work", "a 2-3 minute conversation" / "the trip in 6 months"); a mix-up of
-hours and days (24) or days and weeks (7) stays a conflict."""
-
-
 def _scales_apart(a: Amount, b: Amount) -> bool:
-    """Both are times, and one is more than `_SCALES_APART` times the other."""
-    if a.quantity.dimension != "time" or b.quantity.dimension != "time":
-        return False
-    sizes = sorted(_size(x) for x in (a, b))
-    return sizes[0] > 0 and sizes[1] / sizes[0] > _SCALES_APART
+    """Both are times, far apart in size (`quantities.far_apart`)."""
+    return a.quantity.dimension == b.quantity.dimension == "time" and quantities.far_apart(
+        _size(a), _size(b))
 
 
 def _size(amount: Amount) -> float:

@@ -465,7 +465,7 @@ class Engine:
         numbers = len(_NUMBER_RUN.findall(text))  # "the score is 2-1" reads no quantity
         for new in (_counted_as_before(state, q, numbers, turn) for q in fresh):
             matches = [c for c in candidates if _replaces(new, stale, c[3])
-                       and not _scales_apart(new, c[3])]
+                       and not quantities.far_apart(new.value, c[3].value)]
             own = [m for m in matches if m[2].speaker == "user"]
             matches = own or matches  # the user's own "$300 total", not an answer's "$35"
             if matches and not stale:
@@ -1625,17 +1625,6 @@ def _counted_as_before(state: ConversationState, q: quantities.Quantity, numbers
     units = {c.unit for c in _user_amounts(state, turn, "count", None)}
     return (replace(q, dimension="count", unit=units.pop())
             if len(units) == 1 and units <= quantities.HEAD_COUNTS else q)
-
-
-_SCALES_APART = 30.0
-"""A value this many times another is no revision of it ("45 minutes a day" does not
-replace "in 3 months"; `aligned` keeps the same bound for conflicts)."""
-
-
-def _scales_apart(new: quantities.Quantity, old: quantities.Quantity) -> bool:
-    """Two values of one dimension more than `_SCALES_APART` times apart."""
-    low, high = sorted((abs(new.value), abs(old.value)))
-    return new.dimension == old.dimension and low > 0 and high / low > _SCALES_APART
 
 
 def _only_value_said(new: quantities.Quantity, stale: list[quantities.Quantity],

@@ -992,6 +992,18 @@ _EXACT_DIMS = frozenset({"clock", "date", "year", "ordinal"})
 _NOUN_DIMS = frozenset({"count", "ordinal"})
 
 
+SCALES_APART = 30.0
+"""Two values of one dimension this many times apart measure different things ("a puppy
+of 4 months" / "4 hours at work"; "45 minutes a day" replaces no "3 months"); a mix-up of
+hours and days (24) or days and weeks (7) stays within it."""
+
+
+def far_apart(a: float, b: float) -> bool:
+    """One value is more than `SCALES_APART` times the other (both non-zero)."""
+    low, high = sorted((abs(a), abs(b)))
+    return low > 0 and high / low > SCALES_APART
+
+
 def same_value(a: Quantity, b: Quantity, rel_tol: float = 0.01) -> bool | None:
     """Do ``a`` and ``b`` state the same amount? None when they are not comparable.
 
