@@ -1123,6 +1123,13 @@ def test_what_the_assistant_would_book_is_offered() -> None:
         ("constraint", 3, 0)]
 
 
+def test_what_the_assistant_would_not_book_is_not_offered() -> None:
+    certs = run([("user", "Hotel budget is $500 max for the weekend."),
+                 ("assistant", "Plenty of choice."), ("user", "Which one?"),
+                 ("assistant", "I would not book the $900 suite unless it drops in price.")])
+    assert certs == []
+
+
 def test_a_freelancer_paying_themselves_a_salary_keeps_no_employer() -> None:
     """ "the pay yourself a salary thing makes sense" tells of no new employer."""
     certs = run([("user", "I need help setting up a budget. I'm a freelance illustrator, so "

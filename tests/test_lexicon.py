@@ -291,6 +291,7 @@ REVISION_NEGATIVES = [
     "I have 3 kids.",
     "I cut the carrots to 1 cm pieces, how long do they roast?",
     "I reduced the sauce to 1 cup.",
+    "It is going to be 30 degrees tomorrow.",
 ]
 
 

@@ -256,7 +256,7 @@ _REVISION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\b" + _NUM + r"\s+\w+\s*,\s*not\s+" + _NUM + r"\b"
             r"|\b(?:drop(?:ping|ped)?|lower(?:ing|ed)?|rais(?:e|ing|ed)|increas(?:e|ing|ed)|"
             r"up(?:ping|ped))\s+(?:\w+\s+){0,3}?to\s+[$£€]?\d"
-            r"|\b(?:is|are) going to be\s+[$£€]?\d"
+            r"|(?<!\bit )\b(?:is|are) going to be\s+[$£€]?\d"
         ),
     ),
     ("meant", re.compile(r"\bi meant\b|\bwhat i meant\b|\bi mean\s+" + _NUM + r"\b")),

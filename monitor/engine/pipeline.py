@@ -1290,12 +1290,13 @@ def _normal(sentence: str) -> str:
 
 
 _RECOMMENDING = re.compile(
-    r"\W*if\s+i\s+(?:were|had\s+to|could\s+only)\b|\bi(?:'d|\u2019d|\s+would)\s+(?:\w+\s+)?"
+    r"\W*if\s+i\s+(?:were|had\s+to|could\s+only)\b|\bi(?:'d|\u2019d|\s+would)\s+"
+    r"(?:(?!not\b|never\b)\w+\s+)?"
     r"(?:book|go\s+(?:for|with)|pick|choose|recommend|suggest|take|buy|get|start\s+with|"
     r"opt\s+for)\b", re.I)
 """A sentence that recommends though it says "would" ("If I were buying for your room,
 I'd go for ...", "Honestly, for this leg I'd book the 1h35 hop"): what it names and
-prices is offered."""
+prices is offered; not "I would not book ...", "I'd never pick ..."."""
 
 
 def _recommending(extraction: Extraction) -> list[str]:
