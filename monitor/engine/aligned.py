@@ -271,6 +271,15 @@ _AT = re.compile(r"^(?:so,?\s+)?at\b", re.IGNORECASE)
 _YOURS = re.compile(r"\byour\b", re.IGNORECASE)
 
 
+def said_as_users(sentence: str, start: int) -> bool:
+    """The amount starting at `start` is given as the user's own (`_YOUR`), an approximation
+    aside: "a cushion under your $300", "your ~$300"."""
+    return _YOUR.search(_APPROX_LEAD.sub("", sentence[:start])) is not None
+
+
+_APPROX_LEAD = re.compile(r"(?:~\s*|\b(?:about|roughly|around)\s+)$", re.IGNORECASE)
+
+
 def premise(sentence: str) -> str | None:
     """The lead phrase of a sentence that works from a value said again: "At $45 per night
     for a medium-sized dog, 10 nights comes to $450", "With rent at 1,300 euros a month,

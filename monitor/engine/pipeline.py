@@ -556,8 +556,9 @@ class Engine:
             pairs |= {(f.claim.sentence, f.prior.sentence) for _, f, _ in found}
             findings += found
         asserted = [] if creative else extraction.asserted
-        offering = [] if creative else [*asserted, *(
-            (s, extraction.scopes.get(s, "")) for s in _recommending(extraction))]
+        recommending = [] if creative else [
+            (s, extraction.scopes.get(s, "")) for s in _recommending(extraction)]
+        offering = [*asserted, *recommending]
         subjects = _subjects_by_sentence(facts)
         # list items and labels state nothing by themselves: the verifier, trained on
         # captions of one scene, reads two different ones as a contradiction; the rules
@@ -569,7 +570,8 @@ class Engine:
         # with your manager" for a freelancer), a food offered only in an asserted one
         findings += self._constraint_findings(state, turn, offering, [] if creative else [
             (s, extraction.scopes.get(s, "")) for s in extraction.sentences], prompt)
-        over_cap = [] if creative else self._cap_findings(state, turn, extraction, prompt)
+        over_cap = [] if creative else self._cap_findings(state, turn, extraction,
+                                                           recommending, prompt)
         if over_cap:  # not what a restated budget already certified
             covered = {(f.claim.sentence, f.prior.sentence) for _, f, _ in findings}
             findings += [f for f in over_cap
@@ -1099,7 +1101,8 @@ class Engine:
         return list(found.values())
 
     def _cap_findings(
-        self, state: ConversationState, turn: int, extraction: Extraction, prompt: str,
+        self, state: ConversationState, turn: int, extraction: Extraction,
+        recommending: list[tuple[str, str]], prompt: str,
     ) -> list[tuple[int, contradiction.Finding, float]]:
         """Answer sentences that price what they offer above the user's spending cap
         ("Budget is £600 MAX" / "a velvet 3-seater ... around £899"): a constraint broken.
@@ -1116,9 +1119,7 @@ class Engine:
         # prose that offers; a table row prices one option of several, as a comparison
         # lays them out, but times a step of the plan ("Saturday: practice test (2 hours)")
         # and a "Total" row sums the plan
-        offered = [(s, c) for s, c in extraction.asserted] + [
-            (s, extraction.scopes.get(s, "")) for s in _recommending(extraction)] + [
-            (h, "") for h in extraction.headings]
+        offered = [*extraction.asserted, *recommending, *((h, "") for h in extraction.headings)]
         headings = set(extraction.headings)
         named = [a for old_turn, speaker, sentence, _ in state.statements
                  if old_turn < turn and speaker.startswith("user")
@@ -1716,10 +1717,6 @@ def _same_attribute(sentence: str, amount: amounts.Amount, rev: Revision) -> boo
                for a in aligned.measured(rev.sentence))
 
 
-_YOURS_BEFORE = re.compile(r"\byour\s+(?:~\s*|about\s+|roughly\s+|around\s+)?$", re.I)
-"""An amount said as the user's own ("a cushion under your $300"): what the user replaced."""
-
-
 def _reverted_amounts(state: ConversationState, turn: int,
                       sentences: Sequence[tuple[str, str]]
                       ) -> list[tuple[int, contradiction.Finding, float]]:
@@ -1738,10 +1735,10 @@ def _reverted_amounts(state: ConversationState, turn: int,
             q = amount.quantity
             for rev in _reverts(revisions, sentence, stated, q, turn):
                 # a count's noun is its own attribute ("12 kids" / "8 kids now"); other
-                # values need a word in common: not "$200 for printing" after "the
-                # budget goes up to $5.5k"
+                # values need a word in common or to be the user's own ("under your
+                # $300"): not "$200 for printing" after "the budget goes up to $5.5k"
                 if q.dimension != "count" and not (_same_attribute(sentence, amount, rev)
-                                                   or _YOURS_BEFORE.search(sentence, 0, q.start)):
+                                                   or aligned.said_as_users(sentence, q.start)):
                     continue
                 claim = sentence_fact(sentence, context, "assistant", turn, rev.unit)
                 found.append((-1, contradiction.Finding(
