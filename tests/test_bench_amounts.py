@@ -2,32 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from monitor.bench.blind import evaluate
 from monitor.bench.jsonl import read_jsonl
-from monitor.cli import app
-from monitor.contracts import ContradictionCertificate, TurnEvent
+from monitor.contracts import ContradictionCertificate
+from tests.labelled_sets import bench_slice, labelled_conversations
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDER = ROOT / "benchmarks" / "amounts_blind"
 
 
 def test_every_label_names_two_turns_of_its_conversation() -> None:
-    turns = [TurnEvent.model_validate(row) for row in read_jsonl(FOLDER / "turns.jsonl")]
-    by_id: dict[str, dict[int, TurnEvent]] = {}
-    for event in turns:
-        by_id.setdefault(event.conversation_id, {})[event.turn_index] = event
-    labels = list(read_jsonl(FOLDER / "labels.jsonl"))
-    assert len({lab["conversation_id"] for lab in labels}) == len(labels) == len(by_id)
-    for lab in labels:
-        conversation = by_id[lab["conversation_id"]]
-        assert sorted(conversation) == list(range(len(conversation)))
+    labelled = labelled_conversations(FOLDER)
+    for lab, conversation in labelled:
         old, new = lab["amount_turns"]
         assert old < new and conversation[new].role == "assistant"
         assert conversation[old].text.strip() and conversation[new].text.strip()
@@ -35,15 +26,17 @@ def test_every_label_names_two_turns_of_its_conversation() -> None:
             assert (lab["conflicts_with"], lab["turn_index"]) == (old, new)
         else:
             assert lab["turn_index"] is None and lab["conflicts_with"] is None
-    splits = Counter((lab["split"], lab["contradiction"]) for lab in labels)
+    splits = Counter((lab["split"], lab["contradiction"]) for lab, _ in labelled)
     for split in ("dev", "test"):
         assert splits[(split, True)] >= 50 and splits[(split, False)] >= 50
 
 
-def _certificate(cid: str, turn: int, prior: int) -> ContradictionCertificate:
-    """Only what the scoring reads: which turn cites which, in which conversation."""
+def _certificate(cid: str, turn: int, prior: int,
+                 severity: str = "warn") -> ContradictionCertificate:
+    """Only what the scoring reads: which turn cites which, in which conversation, and
+    whether it pages."""
     return ContradictionCertificate.model_construct(
-        conversation_id=cid, turn_index=turn, conflicts_with=prior)
+        conversation_id=cid, turn_index=turn, conflicts_with=prior, severity=severity)
 
 
 def test_a_hit_is_the_labelled_pair_and_any_other_pair_a_false_alarm() -> None:
@@ -57,29 +50,20 @@ def test_a_hit_is_the_labelled_pair_and_any_other_pair_a_false_alarm() -> None:
         {"conversation_id": "d", "contradiction": False, "turn_index": None,
          "conflicts_with": None, "kind": "amounts_for_different_things"},
     ]
-    result = evaluate([_certificate("a", 3, 1), _certificate("b", 3, 0),
-                       _certificate("c", 3, 1)], labels)
+    result = evaluate([_certificate("a", 3, 1, "page"), _certificate("b", 3, 0),
+                       _certificate("c", 3, 1, "page")], labels)
     assert {k: result["overall"][k] for k in ("tp", "fp", "fn", "tn")} == {
         "tp": 1, "fp": 2, "fn": 1, "tn": 1}
     assert result["per_kind"]["amounts_for_different_things"]["fp"] == 1
+    # of the two false alarms, one paged ("c"); the page at the labelled pair is a hit
+    assert result["false_alarm_pages"] == 1
 
 
 def test_the_command_scores_a_split_and_writes_it(tmp_path: Path) -> None:
     """Two conversations of the dev split through the real engine."""
-    labels = [lab for lab in read_jsonl(FOLDER / "labels.jsonl") if lab["split"] == "dev"][:2]
-    ids = {lab["conversation_id"] for lab in labels}
-    (tmp_path / "labels.jsonl").write_text(
-        "".join(json.dumps(lab) + "\n" for lab in labels), encoding="utf-8")
-    (tmp_path / "turns.jsonl").write_text("".join(
-        json.dumps(row) + "\n" for row in read_jsonl(FOLDER / "turns.jsonl")
-        if row["conversation_id"] in ids), encoding="utf-8")
-    out = tmp_path / "amounts-dev.json"
-    result = CliRunner().invoke(app, [
-        "bench", "amounts", "--turns", str(tmp_path / "turns.jsonl"),
-        "--labels", str(tmp_path / "labels.jsonl"), "--split", "dev",
-        "--output", str(out)])
-    assert result.exit_code == 0, result.output
-    written = json.loads(out.read_text(encoding="utf-8"))
+    ids = [lab["conversation_id"] for lab in read_jsonl(FOLDER / "labels.jsonl")
+           if lab["split"] == "dev"][:2]
+    labels, written = bench_slice("amounts", FOLDER, ids, tmp_path)
     assert written["conversations"] == 2 and written["split"] == "dev"
     assert written["overall"]["tp"] + written["overall"]["fn"] == sum(
         lab["contradiction"] for lab in labels)

@@ -9,7 +9,8 @@ hash of the conversation id, fixed before any result was seen. Develop on `dev`,
 Scoring is per conversation, as an on-call engineer meets it: a true positive is a
 labelled conversation with a certificate on the labelled turn that cites the labelled
 earlier turn; every other certificate-bearing (turn, earlier turn) pair is a false alarm;
-a labelled contradiction with no such certificate is a miss.
+a labelled contradiction with no such certificate is a miss. The false alarms that are
+pages (`false_alarm_pages`) are counted apart: they are the ones that wake someone.
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ from monitor.contracts import ContradictionCertificate, TurnEvent
 def evaluate(certificates: list[ContradictionCertificate],
              labels: list[dict[str, Any]]) -> dict[str, Any]:
     pairs: dict[str, set[tuple[int, int]]] = {}
+    paged: set[tuple[str, int, int]] = set()  # what woke someone up
     for c in certificates:
         pairs.setdefault(c.conversation_id, set()).add((c.turn_index, c.conflicts_with))
-    tp = fp = fn = tn = 0
+        if c.severity == "page":
+            paged.add((c.conversation_id, c.turn_index, c.conflicts_with))
+    tp = fp = fn = tn = false_pages = 0
     per_kind: dict[str, Counter[str]] = {}
     mistakes = []
     for label in labels:
@@ -51,6 +55,7 @@ def evaluate(certificates: list[ContradictionCertificate],
             tn += 1
         fp += len(false_alarms)
         kind["fp"] += len(false_alarms)
+        false_pages += sum((cid, *p) in paged for p in false_alarms)
         if false_alarms:
             mistakes.append({"conversation_id": cid, "kind": "false_alarm",
                              "found": false_alarms})
@@ -58,6 +63,7 @@ def evaluate(certificates: list[ContradictionCertificate],
         "conversations": len(labels),
         "with_contradiction": sum(1 for lab in labels if lab["contradiction"]),
         "overall": binary_metrics(tp, fp, fn, tn),
+        "false_alarm_pages": false_pages,
         "per_kind": {k: dict(v) for k, v in sorted(per_kind.items())},
         "mistakes": mistakes,
     }
