@@ -66,6 +66,8 @@ bench-quality: install
 	$(BIN)/skg-monitor bench blind --split dev
 	$(BIN)/skg-monitor bench amounts
 	$(BIN)/skg-monitor bench amounts --split dev
+	$(BIN)/skg-monitor bench userfacts
+	$(BIN)/skg-monitor bench userfacts --split dev
 	$(BIN)/skg-monitor bench evidence --split test
 	$(BIN)/skg-monitor bench funnel --split test
 	$(BIN)/skg-monitor bench probe

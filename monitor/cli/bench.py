@@ -176,6 +176,19 @@ def bench_amounts(
     _labelled("amounts", turns, labels, split, output)
 
 
+@app.command("userfacts")
+def bench_userfacts(
+    turns: Path = Path("benchmarks/user_facts_blind/turns.jsonl"),
+    labels: Path = Path("benchmarks/user_facts_blind/labels.jsonl"),
+    split: TestSplit = "test",
+    output: Path | None = None,
+) -> None:
+    """What users say of themselves, the rules they set and the updates they make, broken
+    in passing by a later answer, against look-alikes that keep to them: the blind probe's
+    scoring on sets written blind (report the test split)."""
+    _labelled("userfacts", turns, labels, split, output)
+
+
 @app.command("evidence")
 def bench_evidence(
     turns: Path = Path("benchmarks/probe_blind/turns.jsonl"),
