@@ -610,6 +610,23 @@ def test_revision_lasts_beyond_one_turn() -> None:
     assert certs == []
 
 
+def test_two_answers_ingredient_lines_warn_and_do_not_page() -> None:
+    """Two recipes' ingredient lists under one heading name only the item: "1 clove
+    garlic" may be the stuffing's, not the gravy's "2 cloves" changed."""
+    gravy = ("## Mushroom gravy\n\n### Ingredients\n\n- 2 cloves garlic, minced\n"
+             "- 250g mushrooms, sliced\n- 2 tbsp flour\n\nCook the mushrooms in butter "
+             "until brown, add the garlic and flour, then whisk in the stock.")
+    stuffing = ("## Sage and onion stuffing\n\n### Ingredients\n\n- 1 clove garlic, "
+                "minced\n- 1 onion, diced\n- 200g breadcrumbs\n\nSoften the onion and "
+                "garlic, stir in the breadcrumbs and bake for 30 minutes.")
+    certs = run([("user", "Can you give me a gravy recipe for Sunday lunch?"),
+                 ("assistant", gravy),
+                 ("user", "Great. And a stuffing to go with it?"),
+                 ("assistant", stuffing)])
+    garlic = [c for c in certs if "garlic" in c.explanation]
+    assert garlic and all(c.severity == "warn" for c in garlic)
+
+
 def test_self_correction_is_certified_with_lower_severity() -> None:
     certs = pair("The train leaves at 8:00.",
                  "Sorry, I misspoke: the train leaves at 9:00, not 8:00.")

@@ -259,6 +259,8 @@ _FRONTED = re.compile(
     r"^\s*(?:for|with|on|in|at|during|over|under|after|before|from|by|without|including|"
     r"excluding|outside|inside|between|among|throughout|until|till)\b", re.IGNORECASE)
 _FRONTED_WORDS = 8
+_LIST_LINE_WORDS = 8
+"""A line of a list ("2 cloves garlic, minced") has at most this many words."""
 _RELATIVE = re.compile(r"^\s*(?:which|who|that)\b", re.IGNORECASE)
 
 
@@ -444,6 +446,26 @@ def measured_apart(new: str, old: str, new_value: str, old_value: str) -> str | 
         return None
     return ("the words around the two values name no thing they share" if not shared else
             f'the words around the two values share only "{", ".join(sorted(shared))}"')
+
+
+def listed_apart(new: str, old: str) -> str | None:
+    """Why two amounts may be two lists' items, for a reader: both sentences are list lines
+    that open with their amount ("2 cloves garlic, minced" / "1 clove garlic, minced",
+    "250g caster sugar"), as an ingredient or a shopping list writes them. Two answers
+    often hold two such lists (the gravy's and the stuffing's, the sponge's and the
+    icing's) under the same heading, and the line names only the item: a different
+    amount is as likely another list's as the same list's changed. Enough to keep it from
+    paging, not to drop it: a recipe given again with another amount is a real change."""
+    if all(_amount_first(s) for s in (new, old)):
+        return "both are list lines that open with their amounts: they may be two lists' items"
+    return None
+
+
+def _amount_first(sentence: str) -> bool:
+    """A short line that opens with its amount: an item of a list, not a claim in prose."""
+    text = sentence.strip()
+    found = amounts.amounts(text)
+    return bool(found) and found[0].quantity.start == 0 and len(text.split()) <= _LIST_LINE_WORDS
 
 
 def counted_apart(new: str, old: str) -> str | None:

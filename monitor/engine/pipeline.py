@@ -1494,7 +1494,9 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     by a pronoun ("It offers an async client" after "requests does not support async":
     which "it"?), two of the assistant's sentences that count one thing differently and
     differ in another value (`aligned.counted_apart`; against the user's own count, the
-    other count is the mistake), two amounts whose surrounding words share no thing
+    other count is the mistake), two of its list lines that open with their amounts
+    (`aligned.listed_apart`: two recipes' ingredients), two amounts whose surrounding words
+    share no thing
     (`aligned.measured_apart`), or two sentences that qualify their thing apart
     (`aligned.qualified_apart`). A broken constraint has no other: its rule and
     offending word name what they are about."""
@@ -1508,6 +1510,7 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
             if pronoun_led(sentence):
                 return f"{whose} sentence names its subject only by a pronoun"
     apart = (aligned.counted_apart(claim.sentence, prior.sentence)
+             or aligned.listed_apart(claim.sentence, prior.sentence)
              if prior.speaker == "assistant" else None)
     if apart is None and claim.relation == "amount" and prior.relation == "amount":
         apart = aligned.measured_apart(claim.sentence, prior.sentence, claim.object_text,

@@ -341,6 +341,21 @@ def test_two_counts_of_a_thing_each_with_its_own_value(new: str, old: str,
     assert aligned.counted_apart(new, old) == apart
 
 
+@pytest.mark.parametrize("new, old, apart", [
+    ("1 clove garlic, minced", "2 cloves garlic, minced", True),
+    ("250g caster sugar", "200g caster sugar", True),
+    # prose that gives the amount is a claim, whichever word comes first
+    ("Use 1 clove of garlic for the gravy.", "2 cloves garlic, minced", False),
+    ("Add 250g caster sugar to the butter.", "200g caster sugar", False),
+    # a long line that opens with its amount says more than an item's amount
+    ("20 minutes is all it takes to roast the squash in a hot oven until it is soft.",
+     "40 minutes", False),
+])
+def test_two_list_lines_that_open_with_their_amounts_may_be_two_lists(
+        new: str, old: str, apart: bool) -> None:
+    assert (aligned.listed_apart(new, old) is not None) is apart
+
+
 def test_a_function_word_after_a_label_names_nothing() -> None:
     # "Since" after "Meals:" is not at the sentence's start, yet it names nothing
     new = "Meals: Since she's 10 weeks old, two meals a day is all she needs."
