@@ -1495,11 +1495,10 @@ def _sameness_guessed(finding: contradiction.Finding) -> str | None:
     which "it"?), two of the assistant's sentences that count one thing differently and
     differ in another value (`aligned.counted_apart`; against the user's own count, the
     other count is the mistake), two of its list lines that open with their amounts
-    (`aligned.listed_apart`: two recipes' ingredients), two amounts whose surrounding words
-    share no thing
-    (`aligned.measured_apart`), or two sentences that qualify their thing apart
-    (`aligned.qualified_apart`). A broken constraint has no other: its rule and
-    offending word name what they are about."""
+    (`aligned.listed_apart`: two recipes' ingredients), two amounts whose surrounding
+    words share no thing (`aligned.measured_apart`), or two sentences that qualify their
+    thing apart (`aligned.qualified_apart`). A broken constraint has no other: its rule
+    and offending word name what they are about."""
     claim, prior = finding.claim, finding.prior
     if finding.doubt is not None:
         return finding.doubt
